@@ -1,0 +1,3 @@
+module hostbridge
+
+go 1.26
