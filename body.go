@@ -1,0 +1,501 @@
+package hostbridge
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/textproto"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// ReadInboundText is 读取入站有限正文文字 (有限正文读取): the request body
+// decoded as UTF-8 the lenient way, read without ever holding more than
+// limit bytes (plus the chunk that crosses it).
+//
+// The checks, in order (the shared ones are those of readBody):
+//   - the event carries an HTTP request, else Failure MsgNoRequest;
+//   - "参数是字节上限，须在 1 至 16777216（16 MiB）之间，越界属于违规"
+//     (Violation MsgBodyLimitRange);
+//   - status 2 (GET, HEAD, or no body stream), then 3 (the body was used);
+//   - a Content-Length of 1–18 digits over limit, or of 19 digits or more,
+//     is status 1 without reading a byte;
+//   - the body is read chunk by chunk; "一旦超过上限就取消读取流并返回 1";
+//     a failing stream is Failure MsgBodyReadFailed + its reason;
+//   - "宽松文字的解码与 TextDecoder 整块解码的默认行为相同：非法序列各替换为
+//     U+FFFD；只有整个正文开头的 BOM 被剥除" — decoding is done on the whole
+//     body, so the text does not depend on how it was chunked;
+//   - a decoded text over MaxLenientTextBytes UTF-8 bytes is Violation
+//     MsgLenientTooLong ("若超过 16 MiB，属于违规").
+func ReadInboundText(ev Event, limit int) (BodyStatus, string, error) {
+	r, err := currentRequest(ev)
+	if err != nil {
+		return 0, "", err
+	}
+	if limit < 1 || limit > MaxBodyLimit {
+		return 0, "", violation(MsgBodyLimitRange)
+	}
+	st, p, _, err := readBody(r, limit, false)
+	if err != nil || st != BodyOK {
+		return st, "", err
+	}
+	s, err := decodeLenient(p)
+	if err != nil {
+		return 0, "", err
+	}
+	return BodyOK, s, nil
+}
+
+// ReadInboundStrictText is 读取入站有限正文严格文字 (有限正文读取): the request
+// body as strictly decoded UTF-8. Its checks are those of ReadInboundText up
+// to the reading; then:
+//   - "严格文字按 fatal 解码：过长编码、代理对编码、越界码点、孤立的延续字节与
+//     末尾残缺序列都算非法，得状态 4，且发现后立即取消读取流" — each chunk is
+//     validated as it arrives (after it is counted against the limit), an
+//     incomplete sequence at its end carried into the next;
+//   - "合法的正文与宽松文字的结果相同": a leading BOM is stripped.
+func ReadInboundStrictText(ev Event, limit int) (BodyStatus, string, error) {
+	r, err := currentRequest(ev)
+	if err != nil {
+		return 0, "", err
+	}
+	if limit < 1 || limit > MaxBodyLimit {
+		return 0, "", violation(MsgBodyLimitRange)
+	}
+	st, p, _, err := readBody(r, limit, true)
+	if err != nil || st != BodyOK {
+		return st, "", err
+	}
+	return BodyOK, ownedString(trimBOM(p)), nil
+}
+
+// ReadInboundBytes is 读取入站有限正文字节 (有限正文读取): the request body's
+// bytes. Its checks are those of ReadInboundText up to the reading; "字节接口
+// 原样返回全部字节，BOM 与零字节都保留". The bytes of status 0 are never nil
+// (an empty body gives an empty slice); every other status gives nil.
+func ReadInboundBytes(ev Event, limit int) (BodyStatus, []byte, error) {
+	r, err := currentRequest(ev)
+	if err != nil {
+		return 0, nil, err
+	}
+	if limit < 1 || limit > MaxBodyLimit {
+		return 0, nil, violation(MsgBodyLimitRange)
+	}
+	st, p, _, err := readBody(r, limit, false)
+	if err != nil || st != BodyOK {
+		return st, nil, err
+	}
+	if p == nil {
+		p = []byte{}
+	}
+	return BodyOK, p[:len(p):len(p)], nil
+}
+
+// ReadInboundBoundedJSON is 读取入站有限癸象正文文 上限 (有限 JSON 正文): the
+// request body, read by the rules of ReadInboundStrictText with limit, as
+// canonical JSON (JSON.stringify(JSON.parse(text))).
+//
+// The checks, in order:
+//   - the event carries an HTTP request, else Failure MsgNoRequest;
+//   - "上限 1 至 8388608，即 8 MiB，越界属于违规" (Violation MsgJSONLimitRange);
+//   - statuses 1 to 4 exactly as ReadInboundStrictText gives them ("判定顺序、
+//     Content-Length 预判、逐块累计与取消、状态含义都相同");
+//   - the text, its BOM stripped, is parsed: invalid JSON, nesting over
+//     MaxJSONDepth levels and an empty body are status 5 with the parser's
+//     reason ("SyntaxError: … in JSON at position n");
+//   - status 0 gives the canonical text; a number that parses to ±Infinity is
+//     written null, as JSON.stringify does.
+func ReadInboundBoundedJSON(ev Event, limit int) (BodyStatus, string, error) {
+	r, err := currentRequest(ev)
+	if err != nil {
+		return 0, "", err
+	}
+	if limit < 1 || limit > MaxBoundedJSONLimit {
+		return 0, "", violation(MsgJSONLimitRange)
+	}
+	st, p, _, err := readBody(r, limit, true)
+	if err != nil || st != BodyOK {
+		return st, "", err
+	}
+	out, _, err := canonical(nil, trimBOM(p), inboundCanon)
+	if err != nil {
+		return BodyInvalidJSON, err.Error(), nil
+	}
+	return BodyOK, ownedString(out), nil
+}
+
+// ReadInboundJSON is 读取入站癸象正文文 (JSON 正文): the request body as
+// canonical JSON, read by the rules of ReadInboundStrictText with the fixed
+// limit JSONBodyLimit ("先按上述规则以 2 MiB 上限读取字节"). Every problem is
+// a catchable Failure ("下列情形都是可捕获的豫言异常"):
+//   - no current HTTP request: MsgNoRequest;
+//   - status 1, or a canonical text over JSONBodyLimit ("规范化后的文字也不得
+//     超过 2 MiB"): MsgJSONBodyTooLarge;
+//   - status 2: MsgJSONBodyNone; status 3: MsgJSONBodyUsed;
+//   - invalid UTF-8: MsgJSONBodyInvalid + "SyntaxError: Invalid UTF-8 in JSON
+//     at position n", n the byte offset of the first bad sequence in the text
+//     after its BOM (a truncated sequence at the end counts from its first
+//     byte);
+//   - invalid JSON or nesting over MaxJSONDepth: MsgJSONBodyInvalid + the
+//     parser's reason.
+func ReadInboundJSON(ev Event) (string, error) {
+	r, err := currentRequest(ev)
+	if err != nil {
+		return "", err
+	}
+	st, p, bad, err := readBody(r, JSONBodyLimit, true)
+	if err != nil {
+		return "", err
+	}
+	switch st {
+	case BodyTooLarge:
+		return "", failure(MsgJSONBodyTooLarge, nil)
+	case BodyNone:
+		return "", failure(MsgJSONBodyNone, nil)
+	case BodyUsed:
+		return "", failure(MsgJSONBodyUsed, nil)
+	case BodyInvalidUTF8:
+		serr := &syntaxError{reason: SyntaxBadUTF8, off: bad}
+		return "", failure(MsgJSONBodyInvalid+serr.Error(), serr)
+	}
+	out, _, err := canonical(nil, trimBOM(p), inboundCanon)
+	if err != nil {
+		return "", failure(MsgJSONBodyInvalid+err.Error(), err)
+	}
+	if len(out) > JSONBodyLimit {
+		return "", failure(MsgJSONBodyTooLarge, nil)
+	}
+	return ownedString(out), nil
+}
+
+// inboundCanon is how both inbound JSON functions parse: at most
+// MaxJSONDepth levels, ±Infinity written null.
+var inboundCanon = &canonOptions{maxDepth: MaxJSONDepth, infToNull: true}
+
+// readInitialSize is the first buffer of a body whose length is not
+// declared; the buffer doubles from there, up to limit+1 bytes.
+const readInitialSize = 512
+
+// readBody reads the body of r under limit and returns its status and, for
+// status 0, its bytes. With strict, each chunk is validated as UTF-8 as it
+// arrives, and status 4 comes with bad, the offset of the first bad sequence
+// after a leading BOM. The order of the checks is the spec's:
+//
+// "先验证参数；再判断 2 与 3；随后若请求的 Content-Length 全由 1 至 18 位十进制
+// 数字组成且已超过上限，或长达 19 位以上（必然超过任何上限），立即返回 1 而不读取
+// 任何字节；其余形态的 Content-Length 一概忽略，只按流式计数判断。读取时逐块累计
+// 字节数，一旦超过上限就取消读取流并返回 1，因此宿主最多持有已接受的字节再加使
+// 总数越界的那一块，不会继续读取更多数据；取消时上游的取消回调即使失败也被吞掉，
+// 仍返回 1。空正文流返回状态 0 与空结果。"
+//
+// The reader is always closed when readBody returns: after the end that only
+// releases the stream; before it, that cancels it. Close's error is
+// swallowed. The body is read into one buffer: of the declared
+// Content-Length plus one byte when there is one (so the end is seen without
+// growing), else doubling from readInitialSize; never over limit+1 bytes.
+func readBody(r Request, limit int, strict bool) (st BodyStatus, data []byte, bad int, err error) {
+	b := r.Body()
+	if b == nil || isBodyless(r.Method()) {
+		return BodyNone, nil, 0, nil
+	}
+	if b.Used() {
+		return BodyUsed, nil, 0, nil
+	}
+	size := readInitialSize
+	switch n, over := declaredLength(r.Header(), limit); {
+	case over:
+		return BodyTooLarge, nil, 0, nil
+	case n >= 0:
+		size = n + 1
+	}
+	size = min(size, limit+1)
+
+	rc := b.Open()
+	defer func() { _ = rc.Close() }()
+	buf := make([]byte, 0, size)
+	valid := 0 // strict: buf[:valid] is complete, valid UTF-8
+	for {
+		if len(buf) == cap(buf) {
+			buf = growBuffer(buf, limit+1)
+		}
+		k, rerr := rc.Read(buf[len(buf):cap(buf)])
+		if k < 0 || k > cap(buf)-len(buf) {
+			return 0, nil, 0, failure(MsgBodyReadFailed+errReadCount.Error(), errReadCount)
+		}
+		buf = buf[:len(buf)+k]
+		if len(buf) > limit {
+			return BodyTooLarge, nil, 0, nil
+		}
+		if strict && k > 0 {
+			var ok bool
+			if valid, ok = validateUTF8(buf, valid); !ok {
+				return BodyInvalidUTF8, nil, bomOffset(buf, valid), nil
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return 0, nil, 0, failure(MsgBodyReadFailed+rerr.Error(), rerr)
+		}
+	}
+	if strict && valid < len(buf) {
+		// "末尾残缺序列"
+		return BodyInvalidUTF8, nil, bomOffset(buf, valid), nil
+	}
+	return BodyOK, buf, 0, nil
+}
+
+// errReadCount is the cause of a read failure when a host's Read breaks the
+// io.Reader contract (0 <= n <= len(p)).
+var errReadCount = errors.New("hostbridge: body Read returned an invalid count")
+
+// isBodyless reports whether a request of this method has no body ("方法为 GET
+// 或 HEAD"); methods are compared case-insensitively, in case a host does not
+// normalise them.
+func isBodyless(method string) bool {
+	return strings.EqualFold(method, http.MethodGet) || strings.EqualFold(method, http.MethodHead)
+}
+
+// declaredLength looks at the Content-Length header, as Headers.get gives it
+// (several fields joined with ", ", so never all digits). All decimal digits,
+// 1 to MaxContentLengthDigits of them: n is its value and over whether it
+// exceeds limit. More digits (leading zeros count): over, n = -1. Any other
+// form is ignored: n = -1, not over.
+func declaredLength(h http.Header, limit int) (n int, over bool) {
+	vs := h[textproto.CanonicalMIMEHeaderKey("Content-Length")]
+	if vs == nil {
+		// A host may build its http.Header by hand, without canonical keys.
+		for k, v := range h {
+			if strings.EqualFold(k, "Content-Length") {
+				vs = append(vs, v...)
+			}
+		}
+	}
+	if len(vs) != 1 || vs[0] == "" {
+		return -1, false
+	}
+	v := vs[0]
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return -1, false
+		}
+	}
+	if len(v) > MaxContentLengthDigits {
+		return -1, true
+	}
+	x, err := strconv.ParseInt(v, 10, 64) // 18 digits always fit
+	if err != nil {
+		return -1, false
+	}
+	if x > int64(limit) {
+		return -1, true
+	}
+	return int(x), false
+}
+
+// growBuffer returns buf with a larger capacity: double, at least
+// readInitialSize, at most most (which is more than cap(buf)).
+func growBuffer(buf []byte, most int) []byte {
+	c := min(max(2*cap(buf), readInitialSize), most)
+	nb := make([]byte, len(buf), c)
+	copy(nb, buf)
+	return nb
+}
+
+// ownedString returns p as a string without copying it, as
+// strings.Builder.String does. The caller hands p over: nothing may write to
+// p afterwards. It keeps a body read to about its own size in memory, where
+// string(p) would hold it twice.
+func ownedString(p []byte) string {
+	if len(p) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(p), len(p))
+}
+
+// utf8BOM is the UTF-8 byte order mark, U+FEFF.
+const utf8BOM = "\xef\xbb\xbf"
+
+// trimBOM strips one leading BOM: "只有整个正文开头的 BOM 被剥除".
+func trimBOM(p []byte) []byte {
+	if len(p) >= 3 && string(p[:3]) == utf8BOM {
+		return p[3:]
+	}
+	return p
+}
+
+// bomOffset is the offset of i in the text after a leading BOM.
+func bomOffset(p []byte, i int) int {
+	if len(p) >= 3 && string(p[:3]) == utf8BOM && i >= 3 {
+		return i - 3
+	}
+	return i
+}
+
+// validateUTF8 validates p[from:], p[:from] being known valid and complete.
+// It returns the new boundary of the complete, valid prefix — everything but
+// an incomplete sequence at the end, which the next call sees again — or
+// false with the offset of the first bad sequence. Validity is that of
+// TextDecoder's fatal mode and of utf8.Valid: no overlong forms, no
+// surrogates, nothing over U+10FFFF. A prefix that no continuation could
+// complete (E0 80, ED A0, F4 90, a stray lead) is bad at once, as a fatal
+// TextDecoder in stream mode throws when that byte arrives.
+func validateUTF8(p []byte, from int) (int, bool) {
+	t := incompleteTail(p, from)
+	if !utf8.Valid(p[from:t]) {
+		return firstInvalid(p, from), false
+	}
+	if t < len(p) && !validPrefix(p[t:]) {
+		return t, false
+	}
+	return t, true
+}
+
+// incompleteTail returns where a sequence starts that is cut off by the end
+// of p, or len(p). It looks no further back than from or 3 bytes.
+func incompleteTail(p []byte, from int) int {
+	for i := len(p) - 1; i >= from && i >= len(p)-3; i-- {
+		c := p[i]
+		if c < 0x80 {
+			return len(p)
+		}
+		if c >= 0xc0 { // a lead byte (or an invalid one: let utf8.Valid judge it)
+			if need := seqLen(c); need > len(p)-i {
+				return i
+			}
+			return len(p)
+		}
+	}
+	return len(p)
+}
+
+// seqLen is the length of the sequence lead byte c starts, 0 for a byte that
+// starts none.
+func seqLen(c byte) int {
+	switch {
+	case c < 0x80:
+		return 1
+	case 0xc2 <= c && c <= 0xdf:
+		return 2
+	case 0xe0 <= c && c <= 0xef:
+		return 3
+	case 0xf0 <= c && c <= 0xf4:
+		return 4
+	}
+	return 0
+}
+
+// secondRange is the range of the byte after lead byte c (Unicode Table 3-7,
+// "Well-Formed UTF-8 Byte Sequences").
+func secondRange(c byte) (lo, hi byte) {
+	switch c {
+	case 0xe0:
+		return 0xa0, 0xbf
+	case 0xed:
+		return 0x80, 0x9f
+	case 0xf0:
+		return 0x90, 0xbf
+	case 0xf4:
+		return 0x80, 0x8f
+	}
+	return 0x80, 0xbf
+}
+
+// validPrefix reports whether the incomplete sequence p, shorter than its
+// lead byte says, can still become valid.
+func validPrefix(p []byte) bool {
+	if seqLen(p[0]) <= len(p) {
+		return false
+	}
+	lo, hi := secondRange(p[0])
+	for _, c := range p[1:] {
+		if c < lo || c > hi {
+			return false
+		}
+		lo, hi = 0x80, 0xbf
+	}
+	return true
+}
+
+// firstInvalid returns the offset of the first invalid or truncated sequence
+// at or after from.
+func firstInvalid(p []byte, from int) int {
+	for i := from; i < len(p); {
+		if p[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(p[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return len(p)
+}
+
+// decodeLenient decodes the whole body p as TextDecoder("utf-8") does: a
+// leading BOM stripped, each maximal subpart of an ill-formed sequence
+// replaced by one U+FFFD (WHATWG Encoding, "UTF-8 decoder"; Unicode §3.9,
+// "U+FFFD Substitution of Maximal Subparts"). p is handed over, as to
+// ownedString. "若超过 16 MiB，属于违规": a text over MaxLenientTextBytes is
+// Violation MsgLenientTooLong; its length is counted before it is built.
+func decodeLenient(p []byte) (string, error) {
+	p = trimBOM(p)
+	if utf8.Valid(p) {
+		return ownedString(p), nil
+	}
+	n := whatwgDecode(nil, p)
+	if n > MaxLenientTextBytes {
+		return "", violation(MsgLenientTooLong)
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	whatwgDecode(&sb, p)
+	return sb.String(), nil
+}
+
+// whatwgDecode writes the lenient decoding of p to sb, if not nil, and
+// returns its length in bytes.
+func whatwgDecode(sb *strings.Builder, p []byte) int {
+	const replacement = "\uFFFD"
+	n := 0
+	run := 0 // start of the run of well-formed bytes not yet written
+	i := 0
+	for i < len(p) {
+		c := p[i]
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		need := seqLen(c) - 1
+		j := i + 1
+		if need > 0 {
+			lo, hi := secondRange(c)
+			for ; need > 0 && j < len(p) && lo <= p[j] && p[j] <= hi; need-- {
+				j++
+				lo, hi = 0x80, 0xbf
+			}
+		}
+		if need == 0 && seqLen(c) > 0 {
+			i = j
+			continue
+		}
+		// p[i:j] is a maximal subpart: a bad byte, or a prefix cut off by a
+		// byte that cannot continue it (left for the next round) or by the end.
+		n += i - run + len(replacement)
+		if sb != nil {
+			sb.Write(p[run:i])
+			sb.WriteString(replacement)
+		}
+		i, run = j, j
+	}
+	n += len(p) - run
+	if sb != nil {
+		sb.Write(p[run:])
+	}
+	return n
+}

@@ -1,0 +1,255 @@
+package hostbridge
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// inboundConformance is testdata/inbound-conformance.json: the rows of the
+// example tables of 网页入站接口规范 0.8.0.
+type inboundConformance struct {
+	Source string
+	Tables []struct {
+		Table string
+		Rows  []struct {
+			Situation string `json:"情境"`
+			Observe   string `json:"必须观察到"`
+			Cases     []conformanceCase
+		}
+	}
+}
+
+type conformanceCase struct {
+	Note    string
+	Request struct {
+		Kind, Method, URL string
+		Headers           [][2]string
+		Body              *conformanceBody
+	}
+	Calls []conformanceCall
+}
+
+type conformanceBody struct {
+	Chunks    []string
+	ChunksHex []string `json:"chunks_hex"`
+	RepeatHex string   `json:"repeat_hex"`
+	Count     int
+	ChunkSize int `json:"chunk_size"`
+	Used      bool
+}
+
+type conformanceCall struct {
+	Function, Go string
+	Limit        int
+	Name         string
+	Expect       struct {
+		Status       *int
+		Text         *string
+		Hex          *string
+		SameAsBody   bool   `json:"same_as_body"`
+		ReasonPrefix string `json:"reason_prefix"`
+		Value        *bool
+		Throws       *struct {
+			Kind            string
+			Catchable       bool
+			Message         *string
+			MessagePrefix   string `json:"message_prefix"`
+			MessageContains string `json:"message_contains"`
+		}
+	}
+	BodyAfter *struct {
+		Pulls    int
+		Canceled bool
+		Used     bool
+	} `json:"body_after"`
+	NeedsCanonical bool `json:"needs_canonical"`
+}
+
+// fakeBody builds the FakeBody a row describes and returns the whole body.
+func (b *conformanceBody) fakeBody(t *testing.T) (*FakeBody, []byte) {
+	if b == nil {
+		return nil, nil
+	}
+	fb := &FakeBody{Chunks: [][]byte{}}
+	var all []byte
+	for _, c := range b.Chunks {
+		fb.Chunks = append(fb.Chunks, []byte(c))
+		all = append(all, c...)
+	}
+	for _, h := range b.ChunksHex {
+		c, err := hex.DecodeString(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fb.Chunks = append(fb.Chunks, c)
+		all = append(all, c...)
+	}
+	if b.RepeatHex != "" {
+		unit, err := hex.DecodeString(b.RepeatHex)
+		if err != nil || b.ChunkSize < 1 {
+			t.Fatal("bad repeat body", err)
+		}
+		all = bytes.Repeat(unit, b.Count)[:b.Count]
+		for p := all; len(p) > 0; {
+			n := min(b.ChunkSize, len(p))
+			fb.Chunks = append(fb.Chunks, p[:n])
+			p = p[n:]
+		}
+	}
+	if b.Used {
+		fb.Open()
+	}
+	return fb, all
+}
+
+// canonicalReady reports whether canon.go is the real parser, not the stub.
+func canonicalReady() bool {
+	_, _, err := canonical(nil, []byte("{}"), &canonOptions{})
+	var se *syntaxError
+	return err == nil || errors.As(err, &se)
+}
+
+func TestInboundConformance(t *testing.T) {
+	data, err := os.ReadFile("testdata/inbound-conformance.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc inboundConformance
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	rows := 0
+	skipped := 0
+	for _, tab := range doc.Tables {
+		for ri, row := range tab.Rows {
+			rows++
+			for ci, c := range row.Cases {
+				fb, all := c.Request.Body.fakeBody(t)
+				h := http.Header{}
+				for _, kv := range c.Request.Headers {
+					h.Add(kv[0], kv[1])
+				}
+				ev := NewRequestEvent(c.Request.Kind, c.Request.Method, c.Request.URL, h, fb)
+				for k, call := range c.Calls {
+					where := func() string {
+						s := tab.Table + " 行 " + strconv.Itoa(ri+1) + " 「" + row.Situation + "」 → " + row.Observe +
+							"; case " + strconv.Itoa(ci+1) + " call " + strconv.Itoa(k+1) + " " + call.Function
+						if c.Note != "" {
+							s += " (" + c.Note + ")"
+						}
+						return s
+					}
+					if call.NeedsCanonical && !canonicalReady() {
+						skipped++
+						break
+					}
+					runConformanceCall(t, where, ev, fb, all, call)
+				}
+			}
+		}
+	}
+	if rows != 23 {
+		t.Errorf("%d rows, want 12 + 11", rows)
+	}
+	if skipped > 0 {
+		t.Logf("%d cases skipped: canonical is still the stub", skipped)
+	}
+}
+
+func runConformanceCall(t *testing.T, where func() string, ev Event, fb *FakeBody, all []byte, call conformanceCall) {
+	t.Helper()
+	var (
+		st     BodyStatus
+		text   string
+		bs     []byte
+		isByte bool
+		val    bool
+		err    error
+	)
+	switch call.Go {
+	case "ReadInboundText":
+		st, text, err = ReadInboundText(ev, call.Limit)
+	case "ReadInboundStrictText":
+		st, text, err = ReadInboundStrictText(ev, call.Limit)
+	case "ReadInboundBytes":
+		st, bs, err = ReadInboundBytes(ev, call.Limit)
+		isByte = true
+	case "ReadInboundBoundedJSON":
+		st, text, err = ReadInboundBoundedJSON(ev, call.Limit)
+	case "ReadInboundJSON":
+		text, err = ReadInboundJSON(ev)
+	case "InboundHeaderExists":
+		val, err = InboundHeaderExists(ev, call.Name)
+	default:
+		t.Fatalf("%s: unknown function %q", where(), call.Go)
+	}
+	ex := call.Expect
+	if ex.Throws != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Errorf("%s: got error %v, want a %s exception", where(), err, ex.Throws.Kind)
+			return
+		}
+		if e.Kind.String() != ex.Throws.Kind || e.Catchable() != ex.Throws.Catchable {
+			t.Errorf("%s: got kind %s (catchable %v), want %s (catchable %v)", where(), e.Kind, e.Catchable(), ex.Throws.Kind, ex.Throws.Catchable)
+		}
+		if m := ex.Throws.Message; m != nil && e.Msg != *m {
+			t.Errorf("%s: got message %q, want %q", where(), e.Msg, *m)
+		}
+		if !strings.HasPrefix(e.Msg, ex.Throws.MessagePrefix) || !strings.Contains(e.Msg, ex.Throws.MessageContains) {
+			t.Errorf("%s: got message %q, want it to start with %q and contain %q", where(), e.Msg, ex.Throws.MessagePrefix, ex.Throws.MessageContains)
+		}
+	} else if err != nil {
+		t.Errorf("%s: unexpected error %v", where(), err)
+		return
+	} else {
+		if ex.Status != nil && int(st) != *ex.Status {
+			t.Errorf("%s: got status %d, want %d", where(), st, *ex.Status)
+		}
+		switch {
+		case ex.Value != nil:
+			if val != *ex.Value {
+				t.Errorf("%s: got %v, want %v", where(), val, *ex.Value)
+			}
+		case ex.SameAsBody:
+			got := []byte(text)
+			if isByte {
+				got = bs
+			}
+			if !bytes.Equal(got, all) {
+				t.Errorf("%s: result of %d bytes is not the body of %d", where(), len(got), len(all))
+			}
+		case isByte:
+			want := []byte(nil)
+			if ex.Hex != nil {
+				want, _ = hex.DecodeString(*ex.Hex)
+			}
+			if !bytes.Equal(bs, want) || (bs == nil) != (ex.Hex == nil) {
+				t.Errorf("%s: got bytes %x (nil %v), want %v", where(), bs, bs == nil, ex.Hex)
+			}
+		case ex.ReasonPrefix != "":
+			if !strings.HasPrefix(text, ex.ReasonPrefix) || len(text) == len(ex.ReasonPrefix) {
+				t.Errorf("%s: got reason %q, want a non-empty one starting %q", where(), text, ex.ReasonPrefix)
+			}
+		case ex.Text != nil:
+			if text != *ex.Text {
+				t.Errorf("%s: got %q, want %q", where(), text, *ex.Text)
+			}
+		}
+	}
+	if a := call.BodyAfter; a != nil {
+		if fb == nil {
+			t.Fatalf("%s: body_after without a body", where())
+		}
+		if fb.Pulls != a.Pulls || fb.Canceled != a.Canceled || fb.Used() != a.Used {
+			t.Errorf("%s: body after: pulls %d canceled %v used %v, want %d %v %v", where(), fb.Pulls, fb.Canceled, fb.Used(), a.Pulls, a.Canceled, a.Used)
+		}
+	}
+}
