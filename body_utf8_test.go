@@ -1,0 +1,217 @@
+package hostbridge
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// utf8Decoding is testdata/utf8-decoding.json (WHATWG Encoding, TextDecoder).
+type utf8Decoding struct {
+	Cases []struct {
+		Bytes   string
+		Lenient string
+		Fatal   bool
+		Name    string
+	}
+	Streaming []struct {
+		Name      string
+		Fatal     bool
+		IgnoreBOM bool
+		Calls     []struct {
+			Bytes  *string
+			Stream bool
+			Output string
+			Throws bool
+		}
+	}
+}
+
+func loadUTF8Decoding(t testing.TB) *utf8Decoding {
+	data, err := os.ReadFile("testdata/utf8-decoding.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d utf8Decoding
+	if err := json.Unmarshal(data, &d); err != nil {
+		t.Fatal(err)
+	}
+	return &d
+}
+
+func mustHex(t testing.TB, s string) []byte {
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// chunkings returns body one-shot, split in two at every point (empty
+// halves included), and in 1-byte chunks.
+func chunkings(body []byte) [][][]byte {
+	out := [][][]byte{{body}}
+	for k := 0; k <= len(body); k++ {
+		out = append(out, [][]byte{body[:k], body[k:]})
+	}
+	ones := [][]byte{}
+	for i := range body {
+		ones = append(ones, body[i:i+1])
+	}
+	return append(out, ones)
+}
+
+// readChunks runs read on a fresh POST whose body arrives as chunks.
+func readChunks[T any](chunks [][]byte, read func(Event, int) (BodyStatus, T, error), limit int) (BodyStatus, T, *FakeBody, error) {
+	fb := &FakeBody{Chunks: chunks}
+	st, v, err := read(NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, fb), limit)
+	return st, v, fb, err
+}
+
+// TestUTF8Decoding runs every one-shot case of the WHATWG data through the
+// lenient and strict readers, whole and at every chunking: "多字节字符跨块也能
+// 正确解码，且结果与如何分块无关".
+func TestUTF8Decoding(t *testing.T) {
+	d := loadUTF8Decoding(t)
+	if len(d.Cases) != 1983 {
+		t.Fatalf("%d cases, want 1983", len(d.Cases))
+	}
+	checks := 0
+	for _, c := range d.Cases {
+		body := mustHex(t, c.Bytes)
+		if utf8.Valid(body) == c.Fatal {
+			t.Errorf("%s (%s): utf8.Valid disagrees with fatal=%v", c.Name, c.Bytes, c.Fatal)
+		}
+		for _, chunks := range chunkings(body) {
+			checks++
+			st, s, _, err := readChunks(chunks, ReadInboundText, MaxBodyLimit)
+			if err != nil || st != BodyOK || s != c.Lenient {
+				t.Errorf("%s (%s) in chunks %x: lenient (%d, %q, %v), want %q", c.Name, c.Bytes, chunks, st, s, err, c.Lenient)
+			}
+			st, s, fb, err := readChunks(chunks, ReadInboundStrictText, MaxBodyLimit)
+			switch {
+			case err != nil:
+				t.Errorf("%s (%s) in chunks %x: strict error %v", c.Name, c.Bytes, chunks, err)
+			case c.Fatal && (st != BodyInvalidUTF8 || s != ""):
+				t.Errorf("%s (%s) in chunks %x: strict (%d, %q), want (4, \"\")", c.Name, c.Bytes, chunks, st, s)
+			case !c.Fatal && (st != BodyOK || s != c.Lenient):
+				t.Errorf("%s (%s) in chunks %x: strict (%d, %q), want (0, %q)", c.Name, c.Bytes, chunks, st, s, c.Lenient)
+			case c.Fatal && fb.Canceled && (validPrefixOrEmpty(joinChunks(chunks[:fb.Pulls])) || !validPrefixOrEmpty(joinChunks(chunks[:fb.Pulls-1]))):
+				// "发现后立即取消读取流": cancelled at the first chunk that
+				// no continuation could make valid, not before, not after.
+				t.Errorf("%s (%s) in chunks %x: strict cancelled after %d chunks", c.Name, c.Bytes, chunks, fb.Pulls)
+			case c.Fatal && !fb.Canceled && (fb.Pulls != len(chunks) || !validPrefixOrEmpty(body)):
+				t.Errorf("%s (%s) in chunks %x: strict read to the end (%d pulls) a body bad before its end", c.Name, c.Bytes, chunks, fb.Pulls)
+			}
+		}
+	}
+	t.Logf("%d cases, %d chunkings in all, each through both readers", len(d.Cases), checks)
+}
+
+func joinChunks(chunks [][]byte) []byte {
+	var b []byte
+	for _, c := range chunks {
+		b = append(b, c...)
+	}
+	return b
+}
+
+// validPrefixOrEmpty is a slow reference: can p be continued into valid
+// UTF-8?
+func validPrefixOrEmpty(p []byte) bool {
+	for _, tail := range []string{"", "\x80", "\x80\x80", "\x80\x80\x80", "\xa0\x80", "\x90\x80\x80", "\xbf", "\xbf\xbf", "\x8f\xbf\xbf", "\x9f\xbf"} {
+		if utf8.Valid(append(append([]byte(nil), p...), tail...)) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestUTF8DecodingStreaming maps the WHATWG streaming sequences onto whole
+// body reads: the decode calls of one stream, up to the call without
+// stream: true that ends it, are one body whose chunks are the calls' bytes.
+// A fatal decoder throwing as a chunk arrives is the strict reader's status
+// 4, cancelled right after pulling that chunk (the rest of that stream no
+// longer maps onto a fresh body and is left out); throwing at the end is
+// status 4 after the last chunk. Sequences with ignoreBOM, which the readers
+// never use, are left out.
+func TestUTF8DecodingStreaming(t *testing.T) {
+	d := loadUTF8Decoding(t)
+	bodies := 0
+	for _, s := range d.Streaming {
+		if s.IgnoreBOM {
+			continue
+		}
+		var chunks [][]byte
+		var out strings.Builder
+		skipping := false
+		for _, c := range s.Calls {
+			if !skipping {
+				if c.Bytes != nil {
+					chunks = append(chunks, mustHex(t, *c.Bytes))
+				}
+				out.WriteString(c.Output)
+				switch {
+				case c.Throws && c.Stream:
+					checkStreamingBody(t, s.Name, s.Fatal, chunks, "", throwOnChunk)
+					skipping = true
+					bodies++
+				case c.Throws && c.Bytes == nil:
+					checkStreamingBody(t, s.Name, s.Fatal, chunks, "", throwAtFlush)
+					bodies++
+				case c.Throws:
+					checkStreamingBody(t, s.Name, s.Fatal, chunks, "", throwAtLast)
+					bodies++
+				case !c.Stream:
+					checkStreamingBody(t, s.Name, s.Fatal, chunks, out.String(), noThrow)
+					bodies++
+				}
+			}
+			if !c.Stream {
+				chunks, skipping = nil, false
+				out.Reset()
+			}
+		}
+	}
+	if bodies < 40 {
+		t.Errorf("only %d bodies mapped from the streaming sequences", bodies)
+	}
+	t.Logf("%d whole-body reads from %d streaming sequences", bodies, len(d.Streaming))
+}
+
+type throwKind int
+
+const (
+	noThrow      throwKind = iota
+	throwOnChunk           // when the last chunk arrived: cancelled
+	throwAtFlush           // at the end of the stream: not cancelled
+	throwAtLast            // in the last call, which ends the stream: either
+)
+
+func checkStreamingBody(t *testing.T, name string, fatal bool, chunks [][]byte, want string, throw throwKind) {
+	t.Helper()
+	where := name + ": chunks " + hex.EncodeToString(joinChunks(chunks))
+	if !fatal {
+		st, s, _, err := readChunks(chunks, ReadInboundText, MaxBodyLimit)
+		if err != nil || st != BodyOK || s != want {
+			t.Errorf("%s: lenient (%d, %q, %v), want %q", where, st, s, err, want)
+		}
+		return
+	}
+	st, s, fb, err := readChunks(chunks, ReadInboundStrictText, MaxBodyLimit)
+	switch {
+	case err != nil:
+		t.Errorf("%s: strict error %v", where, err)
+	case throw == noThrow && (st != BodyOK || s != want):
+		t.Errorf("%s: strict (%d, %q), want (0, %q)", where, st, s, want)
+	case throw != noThrow && (st != BodyInvalidUTF8 || s != ""):
+		t.Errorf("%s: strict (%d, %q), want 4", where, st, s)
+	case fb.Pulls != len(chunks):
+		t.Errorf("%s: strict pulled %d chunks, want %d", where, fb.Pulls, len(chunks))
+	case throw == throwOnChunk && !fb.Canceled, throw == throwAtFlush && fb.Canceled:
+		t.Errorf("%s: canceled %v", where, fb.Canceled)
+	}
+}
