@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/textproto"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -37,11 +38,11 @@ func ReadInboundText(ev Event, limit int) (BodyStatus, string, error) {
 	if limit < 1 || limit > MaxBodyLimit {
 		return 0, "", violation(MsgBodyLimitRange)
 	}
-	st, p, _, err := readBody(r, limit, false)
+	st, body, _, err := readBody(r, limit, false)
 	if err != nil || st != BodyOK {
 		return st, "", err
 	}
-	s, err := decodeLenient(p)
+	s, err := decodeLenient(body.string())
 	if err != nil {
 		return 0, "", err
 	}
@@ -64,11 +65,11 @@ func ReadInboundStrictText(ev Event, limit int) (BodyStatus, string, error) {
 	if limit < 1 || limit > MaxBodyLimit {
 		return 0, "", violation(MsgBodyLimitRange)
 	}
-	st, p, _, err := readBody(r, limit, true)
+	st, body, _, err := readBody(r, limit, true)
 	if err != nil || st != BodyOK {
 		return st, "", err
 	}
-	return BodyOK, ownedString(trimBOM(p)), nil
+	return BodyOK, strings.TrimPrefix(body.string(), utf8BOM), nil
 }
 
 // ReadInboundBytes is 读取入站有限正文字节 (有限正文读取): the request body's
@@ -83,13 +84,11 @@ func ReadInboundBytes(ev Event, limit int) (BodyStatus, []byte, error) {
 	if limit < 1 || limit > MaxBodyLimit {
 		return 0, nil, violation(MsgBodyLimitRange)
 	}
-	st, p, _, err := readBody(r, limit, false)
+	st, body, _, err := readBody(r, limit, false)
 	if err != nil || st != BodyOK {
 		return st, nil, err
 	}
-	if p == nil {
-		p = []byte{}
-	}
+	p := body.bytes()
 	return BodyOK, p[:len(p):len(p)], nil
 }
 
@@ -115,11 +114,11 @@ func ReadInboundBoundedJSON(ev Event, limit int) (BodyStatus, string, error) {
 	if limit < 1 || limit > MaxBoundedJSONLimit {
 		return 0, "", violation(MsgJSONLimitRange)
 	}
-	st, p, _, err := readBody(r, limit, true)
+	st, body, _, err := readBody(r, limit, true)
 	if err != nil || st != BodyOK {
 		return st, "", err
 	}
-	out, _, err := canonical(nil, trimBOM(p), inboundCanon)
+	out, _, err := canonical(nil, trimBOM(body.bytes()), inboundCanon)
 	if err != nil {
 		return BodyInvalidJSON, err.Error(), nil
 	}
@@ -145,7 +144,7 @@ func ReadInboundJSON(ev Event) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	st, p, bad, err := readBody(r, JSONBodyLimit, true)
+	st, body, bad, err := readBody(r, JSONBodyLimit, true)
 	if err != nil {
 		return "", err
 	}
@@ -160,7 +159,7 @@ func ReadInboundJSON(ev Event) (string, error) {
 		serr := &syntaxError{reason: SyntaxBadUTF8, off: bad}
 		return "", failure(MsgJSONBodyInvalid+serr.Error(), serr)
 	}
-	out, _, err := canonical(nil, trimBOM(p), inboundCanon)
+	out, _, err := canonical(nil, trimBOM(body.bytes()), inboundCanon)
 	if err != nil {
 		return "", failure(MsgJSONBodyInvalid+err.Error(), err)
 	}
@@ -174,14 +173,14 @@ func ReadInboundJSON(ev Event) (string, error) {
 // MaxJSONDepth levels, ±Infinity written null.
 var inboundCanon = &canonOptions{maxDepth: MaxJSONDepth, infToNull: true}
 
-// readInitialSize is the first buffer of a body whose length is not
-// declared; the buffer doubles from there, up to limit+1 bytes.
+// readInitialSize is the first block of a body whose length is not
+// declared, and the least size of every further block.
 const readInitialSize = 512
 
 // readBody reads the body of r under limit and returns its status and, for
 // status 0, its bytes. With strict, each chunk is validated as UTF-8 as it
 // arrives, and status 4 comes with bad, the offset of the first bad sequence
-// after a leading BOM. The order of the checks is the spec's:
+// in the text after a leading BOM. The order of the checks is the spec's:
 //
 // "先验证参数；再判断 2 与 3；随后若请求的 Content-Length 全由 1 至 18 位十进制
 // 数字组成且已超过上限，或长达 19 位以上（必然超过任何上限），立即返回 1 而不读取
@@ -192,60 +191,117 @@ const readInitialSize = 512
 //
 // The reader is always closed when readBody returns: after the end that only
 // releases the stream; before it, that cancels it. Close's error is
-// swallowed. The body is read into one buffer: of the declared
-// Content-Length plus one byte when there is one (so the end is seen without
-// growing), else doubling from readInitialSize; never over limit+1 bytes.
-func readBody(r Request, limit int, strict bool) (st BodyStatus, data []byte, bad int, err error) {
+// swallowed.
+//
+// Memory: the body is read into blocks that together never exceed limit+1
+// bytes. With a declared Content-Length within the limit the first block
+// has its size plus one byte, so a body of that size is read into one block
+// and its end seen without another allocation. Otherwise each new block has
+// 1/16 of what was read so far (at least readInitialSize): a body read in
+// several blocks costs at most about 1/16 more than its size, plus one copy
+// into a single buffer at the end.
+func readBody(r Request, limit int, strict bool) (st BodyStatus, body bodyData, bad int, err error) {
 	b := r.Body()
 	if b == nil || isBodyless(r.Method()) {
-		return BodyNone, nil, 0, nil
+		return BodyNone, body, 0, nil
 	}
 	if b.Used() {
-		return BodyUsed, nil, 0, nil
+		return BodyUsed, body, 0, nil
 	}
 	size := readInitialSize
 	switch n, over := declaredLength(r.Header(), limit); {
 	case over:
-		return BodyTooLarge, nil, 0, nil
+		return BodyTooLarge, body, 0, nil
 	case n >= 0:
 		size = n + 1
 	}
-	size = min(size, limit+1)
 
 	rc := b.Open()
 	defer func() { _ = rc.Close() }()
-	buf := make([]byte, 0, size)
-	valid := 0 // strict: buf[:valid] is complete, valid UTF-8
+	var v utf8Validator
+	block := newBlock(size, limit+1)
 	for {
-		if len(buf) == cap(buf) {
-			buf = growBuffer(buf, limit+1)
+		if len(block) == cap(block) {
+			body.blocks = append(body.blocks, block)
+			block = newBlock(max(readInitialSize, body.n/16), limit+1-body.n)
 		}
-		k, rerr := rc.Read(buf[len(buf):cap(buf)])
-		if k < 0 || k > cap(buf)-len(buf) {
-			return 0, nil, 0, failure(MsgBodyReadFailed+errReadCount.Error(), errReadCount)
+		k, rerr := rc.Read(block[len(block):cap(block)])
+		if k < 0 || k > cap(block)-len(block) {
+			return 0, bodyData{}, 0, failure(MsgBodyReadFailed+errReadCount.Error(), errReadCount)
 		}
-		buf = buf[:len(buf)+k]
-		if len(buf) > limit {
-			return BodyTooLarge, nil, 0, nil
+		chunk := block[len(block) : len(block)+k]
+		block = block[:len(block)+k]
+		body.n += k
+		if body.n > limit {
+			return BodyTooLarge, bodyData{}, 0, nil
 		}
-		if strict && k > 0 {
-			var ok bool
-			if valid, ok = validateUTF8(buf, valid); !ok {
-				return BodyInvalidUTF8, nil, bomOffset(buf, valid), nil
-			}
+		if strict && !v.feed(chunk) {
+			body.blocks = append(body.blocks, block)
+			return BodyInvalidUTF8, bodyData{}, body.bomOffset(v.pos), nil
 		}
 		if rerr == io.EOF {
 			break
 		}
 		if rerr != nil {
-			return 0, nil, 0, failure(MsgBodyReadFailed+rerr.Error(), rerr)
+			return 0, bodyData{}, 0, failure(MsgBodyReadFailed+rerr.Error(), rerr)
 		}
 	}
-	if strict && valid < len(buf) {
+	body.blocks = append(body.blocks, block)
+	if strict && v.nc > 0 {
 		// "末尾残缺序列"
-		return BodyInvalidUTF8, nil, bomOffset(buf, valid), nil
+		return BodyInvalidUTF8, bodyData{}, body.bomOffset(v.pos), nil
 	}
-	return BodyOK, buf, 0, nil
+	return BodyOK, body, 0, nil
+}
+
+// newBlock returns an empty block of at least size bytes (at most most),
+// using all the memory the allocator rounds the size up to.
+func newBlock(size, most int) []byte {
+	b := slices.Grow([]byte(nil), min(size, most))
+	return b[:0:min(cap(b), most)]
+}
+
+// bodyData is a body read in blocks: every block full but the last.
+type bodyData struct {
+	blocks [][]byte
+	n      int // bytes in all
+}
+
+// bytes returns the body as one slice (the only block, or a copy of all).
+func (d bodyData) bytes() []byte {
+	if len(d.blocks) == 1 {
+		return d.blocks[0]
+	}
+	p := make([]byte, 0, d.n)
+	for _, b := range d.blocks {
+		p = append(p, b...)
+	}
+	return p
+}
+
+// string returns the body as a string, without a copy of a single block.
+func (d bodyData) string() string {
+	if len(d.blocks) == 1 {
+		return ownedString(d.blocks[0])
+	}
+	var sb strings.Builder
+	sb.Grow(d.n)
+	for _, b := range d.blocks {
+		sb.Write(b)
+	}
+	return sb.String()
+}
+
+// bomOffset is the offset of i in the text after a leading BOM.
+func (d bodyData) bomOffset(i int) int {
+	var head []byte
+	for _, b := range d.blocks {
+		head = append(head, b[:min(len(b), 3-len(head))]...)
+	}
+	if string(head) == utf8BOM && i >= 3 {
+		return i - 3
+	}
+	return i
 }
 
 // errReadCount is the cause of a read failure when a host's Read breaks the
@@ -296,15 +352,6 @@ func declaredLength(h http.Header, limit int) (n int, over bool) {
 	return int(x), false
 }
 
-// growBuffer returns buf with a larger capacity: double, at least
-// readInitialSize, at most most (which is more than cap(buf)).
-func growBuffer(buf []byte, most int) []byte {
-	c := min(max(2*cap(buf), readInitialSize), most)
-	nb := make([]byte, len(buf), c)
-	copy(nb, buf)
-	return nb
-}
-
 // ownedString returns p as a string without copying it, as
 // strings.Builder.String does. The caller hands p over: nothing may write to
 // p afterwards. It keeps a body read to about its own size in memory, where
@@ -327,37 +374,56 @@ func trimBOM(p []byte) []byte {
 	return p
 }
 
-// bomOffset is the offset of i in the text after a leading BOM.
-func bomOffset(p []byte, i int) int {
-	if len(p) >= 3 && string(p[:3]) == utf8BOM && i >= 3 {
-		return i - 3
-	}
-	return i
-}
-
-// validateUTF8 validates p[from:], p[:from] being known valid and complete.
-// It returns the new boundary of the complete, valid prefix — everything but
-// an incomplete sequence at the end, which the next call sees again — or
-// false with the offset of the first bad sequence. Validity is that of
+// utf8Validator validates a body chunk by chunk, carrying across chunks
+// only a sequence that the end of a chunk cut off. Validity is that of
 // TextDecoder's fatal mode and of utf8.Valid: no overlong forms, no
 // surrogates, nothing over U+10FFFF. A prefix that no continuation could
-// complete (E0 80, ED A0, F4 90, a stray lead) is bad at once, as a fatal
-// TextDecoder in stream mode throws when that byte arrives.
-func validateUTF8(p []byte, from int) (int, bool) {
-	t := incompleteTail(p, from)
-	if !utf8.Valid(p[from:t]) {
-		return firstInvalid(p, from), false
+// complete (E0 80, ED A0, F4 90, a stray lead) is bad as soon as it is
+// seen, as a fatal TextDecoder in stream mode throws when that byte arrives.
+type utf8Validator struct {
+	pos   int     // offset of the first byte not known valid: the carried sequence's start
+	carry [4]byte // the carried sequence, a valid prefix
+	nc    int     // its length
+}
+
+// feed validates the next bytes of the body. On false, the first bad
+// sequence starts at v.pos.
+func (v *utf8Validator) feed(p []byte) bool {
+	if v.nc > 0 {
+		need := seqLen(v.carry[0])
+		for v.nc < need && len(p) > 0 {
+			v.carry[v.nc] = p[0]
+			v.nc++
+			p = p[1:]
+		}
+		if v.nc < need {
+			return validPrefix(v.carry[:v.nc])
+		}
+		if !utf8.Valid(v.carry[:need]) {
+			return false
+		}
+		v.pos += need
+		v.nc = 0
+	}
+	// In bulk: utf8.Valid runs 8 ASCII bytes at a time.
+	t := incompleteTail(p)
+	if !utf8.Valid(p[:t]) {
+		v.pos += firstInvalid(p[:t])
+		return false
 	}
 	if t < len(p) && !validPrefix(p[t:]) {
-		return t, false
+		v.pos += t
+		return false
 	}
-	return t, true
+	v.nc = copy(v.carry[:], p[t:])
+	v.pos += t
+	return true
 }
 
 // incompleteTail returns where a sequence starts that is cut off by the end
-// of p, or len(p). It looks no further back than from or 3 bytes.
-func incompleteTail(p []byte, from int) int {
-	for i := len(p) - 1; i >= from && i >= len(p)-3; i-- {
+// of p, or len(p). It looks no further back than 3 bytes.
+func incompleteTail(p []byte) int {
+	for i := len(p) - 1; i >= 0 && i >= len(p)-3; i-- {
 		c := p[i]
 		if c < 0x80 {
 			return len(p)
@@ -420,10 +486,10 @@ func validPrefix(p []byte) bool {
 	return true
 }
 
-// firstInvalid returns the offset of the first invalid or truncated sequence
-// at or after from.
-func firstInvalid(p []byte, from int) int {
-	for i := from; i < len(p); {
+// firstInvalid returns the offset of the first invalid or truncated
+// sequence of p.
+func firstInvalid(p []byte) int {
+	for i := 0; i < len(p); {
 		if p[i] < utf8.RuneSelf {
 			i++
 			continue
@@ -437,30 +503,31 @@ func firstInvalid(p []byte, from int) int {
 	return len(p)
 }
 
-// decodeLenient decodes the whole body p as TextDecoder("utf-8") does: a
+// decodeLenient decodes the whole body s as TextDecoder("utf-8") does: a
 // leading BOM stripped, each maximal subpart of an ill-formed sequence
 // replaced by one U+FFFD (WHATWG Encoding, "UTF-8 decoder"; Unicode §3.9,
-// "U+FFFD Substitution of Maximal Subparts"). p is handed over, as to
-// ownedString. "若超过 16 MiB，属于违规": a text over MaxLenientTextBytes is
-// Violation MsgLenientTooLong; its length is counted before it is built.
-func decodeLenient(p []byte) (string, error) {
-	p = trimBOM(p)
-	if utf8.Valid(p) {
-		return ownedString(p), nil
+// "U+FFFD Substitution of Maximal Subparts"). Decoding the whole body at
+// once is what makes the text independent of the chunking. "若超过 16 MiB，
+// 属于违规": a text over MaxLenientTextBytes is Violation MsgLenientTooLong;
+// its length is counted before it is built.
+func decodeLenient(s string) (string, error) {
+	s = strings.TrimPrefix(s, utf8BOM)
+	if utf8.ValidString(s) {
+		return s, nil
 	}
-	n := whatwgDecode(nil, p)
+	n := whatwgDecode(nil, s)
 	if n > MaxLenientTextBytes {
 		return "", violation(MsgLenientTooLong)
 	}
 	var sb strings.Builder
 	sb.Grow(n)
-	whatwgDecode(&sb, p)
+	whatwgDecode(&sb, s)
 	return sb.String(), nil
 }
 
 // whatwgDecode writes the lenient decoding of p to sb, if not nil, and
 // returns its length in bytes.
-func whatwgDecode(sb *strings.Builder, p []byte) int {
+func whatwgDecode(sb *strings.Builder, p string) int {
 	const replacement = "\uFFFD"
 	n := 0
 	run := 0 // start of the run of well-formed bytes not yet written
@@ -480,22 +547,23 @@ func whatwgDecode(sb *strings.Builder, p []byte) int {
 				lo, hi = 0x80, 0xbf
 			}
 		}
-		if need == 0 && seqLen(c) > 0 {
+		if need == 0 {
 			i = j
 			continue
 		}
-		// p[i:j] is a maximal subpart: a bad byte, or a prefix cut off by a
-		// byte that cannot continue it (left for the next round) or by the end.
+		// p[i:j] is a maximal subpart: a byte that starts no sequence, or a
+		// prefix cut off by a byte that cannot continue it (left for the
+		// next round) or by the end.
 		n += i - run + len(replacement)
 		if sb != nil {
-			sb.Write(p[run:i])
+			sb.WriteString(p[run:i])
 			sb.WriteString(replacement)
 		}
 		i, run = j, j
 	}
 	n += len(p) - run
 	if sb != nil {
-		sb.Write(p[run:])
+		sb.WriteString(p[run:])
 	}
 	return n
 }

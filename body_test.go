@@ -1,0 +1,498 @@
+package hostbridge
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// post is a fetch event whose POST body arrives in the given chunks.
+func post(header http.Header, chunks ...string) (Event, *FakeBody) {
+	fb := &FakeBody{Chunks: [][]byte{}}
+	for _, c := range chunks {
+		fb.Chunks = append(fb.Chunks, []byte(c))
+	}
+	return NewRequestEvent(KindFetch, "POST", "https://example.com/", header, fb), fb
+}
+
+// wantError checks err is an *Error of kind with exactly msg.
+func wantError(t *testing.T, what string, err error, kind Kind, msg string) *Error {
+	t.Helper()
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("%s: got %v, want %s %q", what, err, kind, msg)
+	}
+	if e.Kind != kind || e.Msg != msg {
+		t.Errorf("%s: got %s %q, want %s %q", what, e.Kind, e.Msg, kind, msg)
+	}
+	return e
+}
+
+// readers are the three bounded body readers, results as bytes.
+var readers = []struct {
+	name string
+	read func(Event, int) (BodyStatus, []byte, error)
+}{
+	{"ReadInboundText", func(ev Event, n int) (BodyStatus, []byte, error) {
+		st, s, err := ReadInboundText(ev, n)
+		return st, []byte(s), err
+	}},
+	{"ReadInboundStrictText", func(ev Event, n int) (BodyStatus, []byte, error) {
+		st, s, err := ReadInboundStrictText(ev, n)
+		return st, []byte(s), err
+	}},
+	{"ReadInboundBytes", ReadInboundBytes},
+	{"ReadInboundBoundedJSON", func(ev Event, n int) (BodyStatus, []byte, error) {
+		st, s, err := ReadInboundBoundedJSON(ev, n)
+		return st, []byte(s), err
+	}},
+}
+
+// TestBodyLimitArgument: "参数是字节上限，须在 1 至 16777216（16 MiB）之间" and
+// "上限 1 至 8388608"; at N and N+1 on both ends. An out-of-range limit does
+// not touch the body.
+func TestBodyLimitArgument(t *testing.T) {
+	for _, r := range readers {
+		hi, msg := MaxBodyLimit, MsgBodyLimitRange
+		if r.name == "ReadInboundBoundedJSON" {
+			hi, msg = MaxBoundedJSONLimit, MsgJSONLimitRange
+		}
+		for _, limit := range []int{0, hi + 1, -1, 1 << 40} {
+			ev, fb := post(nil, "7")
+			_, _, err := r.read(ev, limit)
+			e := wantError(t, r.name, err, Violation, msg)
+			if !e.Catchable() || fb.Used() || fb.Pulls != 0 {
+				t.Errorf("%s(%d): catchable %v, body used %v", r.name, limit, e.Catchable(), fb.Used())
+			}
+		}
+		for _, limit := range []int{1, hi} {
+			ev, fb := post(nil, "7")
+			st, got, err := r.read(ev, limit)
+			if r.name == "ReadInboundBoundedJSON" && !canonicalReady() {
+				if err != nil || !fb.Used() {
+					t.Errorf("%s(%d): err %v, body used %v", r.name, limit, err, fb.Used())
+				}
+				continue
+			}
+			if err != nil || st != BodyOK || string(got) != "7" {
+				t.Errorf("%s(%d): (%d, %q, %v), want (0, \"7\")", r.name, limit, st, got, err)
+			}
+		}
+		// The body of limit+1 bytes at limit 1.
+		ev, fb := post(nil, "7", "8")
+		if st, got, err := r.read(ev, 1); err != nil || st != BodyTooLarge || len(got) != 0 || !fb.Canceled || fb.Pulls != 2 {
+			t.Errorf("%s(1) on 2 bytes: (%d, %q, %v), canceled %v pulls %d", r.name, st, got, err, fb.Canceled, fb.Pulls)
+		}
+	}
+}
+
+// TestBodyOrder: the event first, then the limit, then status 2 before 3,
+// then Content-Length.
+func TestBodyOrder(t *testing.T) {
+	for _, r := range readers {
+		// No current request: Failure, before the limit is looked at.
+		for _, ev := range []Event{
+			nil,
+			NewRequestEvent(KindQueue, "POST", "https://example.com/", nil, &FakeBody{}),
+			NewRequestEvent("unknown", "POST", "https://example.com/", nil, &FakeBody{}),
+		} {
+			_, _, err := r.read(ev, 0)
+			if e := wantError(t, r.name, err, Failure, MsgNoRequest); !e.Catchable() {
+				t.Errorf("%s: no request is not catchable", r.name)
+			}
+		}
+		// GET / HEAD in any case, even with a used body and a huge
+		// Content-Length: status 2.
+		for _, m := range []string{"GET", "HEAD", "get", "Head"} {
+			fb := &FakeBody{Chunks: [][]byte{[]byte("x")}}
+			fb.Open()
+			h := http.Header{"Content-Length": {"99999999999999999999"}}
+			st, _, err := r.read(NewRequestEvent(KindServiceFetch, m, "https://example.com/", h, fb), 10)
+			if err != nil || st != BodyNone || fb.Pulls != 0 {
+				t.Errorf("%s %s: (%d, %v), want 2", r.name, m, st, err)
+			}
+		}
+		// Used before Content-Length.
+		fb := &FakeBody{Chunks: [][]byte{[]byte("x")}}
+		fb.Open()
+		h := http.Header{"Content-Length": {"99999999999999999999"}}
+		if st, _, err := r.read(NewRequestEvent(KindDurableFetch, "PUT", "https://example.com/", h, fb), 10); err != nil || st != BodyUsed {
+			t.Errorf("%s used: (%d, %v), want 3", r.name, st, err)
+		}
+		// A method other than GET or HEAD with a body is read.
+		for _, m := range []string{"OPTIONS", "DELETE", "GETX", "POST"} {
+			ev := NewRequestEvent(KindFetch, m, "https://example.com/", nil, &FakeBody{Chunks: [][]byte{[]byte("x")}})
+			if st, _, err := r.read(ev, 10); err != nil || st == BodyNone || st == BodyUsed {
+				t.Errorf("%s %s: (%d, %v), want it read", r.name, m, st, err)
+			}
+		}
+	}
+}
+
+// TestContentLength: "若请求的 Content-Length 全由 1 至 18 位十进制数字组成且已超过
+// 上限，或长达 19 位以上（必然超过任何上限），立即返回 1 而不读取任何字节；其余形态的
+// Content-Length 一概忽略，只按流式计数判断。"
+func TestContentLength(t *testing.T) {
+	tests := []struct {
+		cl     []string
+		chunks []string
+		limit  int
+		status BodyStatus
+		pulls  int
+	}{
+		{[]string{"11"}, []string{"hello world"}, 10, BodyTooLarge, 0},
+		{[]string{"10"}, []string{"hello worl"}, 10, BodyOK, 1},
+		{[]string{"999999999999999999"}, []string{"x"}, MaxBodyLimit, BodyTooLarge, 0}, // 18 digits
+		{[]string{"000000000000000001"}, []string{"x"}, 1, BodyOK, 1},                  // 18 digits, value 1
+		{[]string{"000000000000000002"}, []string{"x"}, 1, BodyTooLarge, 0},            // 18 digits, value 2
+		{[]string{"0000000000000000001"}, []string{"x"}, 10, BodyTooLarge, 0},          // 19 digits, leading zeros count
+		{[]string{"9999999999999999999999"}, []string{"x"}, MaxBodyLimit, BodyTooLarge, 0},
+		{[]string{"16777216"}, []string{"x"}, MaxBodyLimit, BodyOK, 1},
+		{[]string{"16777217"}, []string{"x"}, MaxBodyLimit, BodyTooLarge, 0},
+		{[]string{"0"}, []string{"x"}, 1, BodyOK, 1}, // declared shorter than it is: the count decides
+		{[]string{"0"}, []string{"xy"}, 1, BodyTooLarge, 1},
+		// Other forms are ignored: the stream count decides.
+		{[]string{"+11"}, []string{"x"}, 10, BodyOK, 1},
+		{[]string{" 11"}, []string{"x"}, 10, BodyOK, 1},
+		{[]string{"11 "}, []string{"x"}, 10, BodyOK, 1},
+		{[]string{"-1"}, []string{"x"}, 10, BodyOK, 1},
+		{[]string{"1e3"}, []string{"x"}, 10, BodyOK, 1},
+		{[]string{"0x20"}, []string{"x"}, 10, BodyOK, 1},
+		{[]string{""}, []string{"x"}, 10, BodyOK, 1},
+		{[]string{"11", "11"}, []string{"x"}, 10, BodyOK, 1}, // Headers.get: "11, 11"
+		{[]string{"１１"}, []string{"x"}, 10, BodyOK, 1},       // fullwidth digits
+		{[]string{"11"}, []string{"hello", " world"}, 100, BodyOK, 2},
+	}
+	for _, tt := range tests {
+		for _, r := range readers[:3] {
+			ev, fb := post(http.Header{"Content-Length": tt.cl}, tt.chunks...)
+			st, _, err := r.read(ev, tt.limit)
+			if err != nil || st != tt.status || fb.Pulls != tt.pulls || fb.Used() != (tt.pulls > 0) {
+				t.Errorf("%s Content-Length %q limit %d: (%d, %v) pulls %d used %v, want %d pulls %d", r.name, tt.cl, tt.limit, st, err, fb.Pulls, fb.Used(), tt.status, tt.pulls)
+			}
+		}
+	}
+	// A header map built by hand, without canonical keys.
+	fb := &FakeBody{Chunks: [][]byte{[]byte("x")}}
+	ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", http.Header{"content-length": {"11"}}, fb)
+	if st, _, _ := ReadInboundBytes(ev, 10); st != BodyTooLarge || fb.Pulls != 0 {
+		t.Errorf("lower-case content-length key: status %d pulls %d", st, fb.Pulls)
+	}
+}
+
+// TestBodyStream: counting, cancelling, empty chunks, stream failures.
+func TestBodyStream(t *testing.T) {
+	// "一旦超过上限就取消读取流并返回 1 … 不会继续读取更多数据"
+	for _, r := range readers[:3] {
+		ev, fb := post(nil, "aaaa", "bbbb", "cccc", "dddd")
+		if st, got, err := r.read(ev, 5); err != nil || st != BodyTooLarge || len(got) != 0 || fb.Pulls != 2 || !fb.Canceled {
+			t.Errorf("%s: (%d, %q, %v) pulls %d canceled %v, want 1 after 2 pulls, cancelled", r.name, st, got, err, fb.Pulls, fb.Canceled)
+		}
+		// "取消时上游的取消回调即使失败也被吞掉，仍返回 1"
+		ev, fb = post(nil, "aaaa", "bbbb")
+		fb.CancelErr = errors.New("cancel failed")
+		if st, _, err := r.read(ev, 5); err != nil || st != BodyTooLarge || !fb.Canceled {
+			t.Errorf("%s with a failing cancel: (%d, %v)", r.name, st, err)
+		}
+		// A read to the end does not cancel.
+		ev, fb = post(nil, "", "ab", "", "", "cd", "")
+		if st, got, err := r.read(ev, 4); err != nil || st != BodyOK || string(got) != "abcd" || fb.Canceled || fb.Pulls != 6 {
+			t.Errorf("%s with empty chunks: (%d, %q, %v) canceled %v pulls %d", r.name, st, got, err, fb.Canceled, fb.Pulls)
+		}
+		// "读取流本身失败（如连接中断）是平台故障，抛出含原因的可捕获异常"
+		cause := errors.New("connection reset")
+		ev, fb = post(nil, "ab", "cd")
+		fb.Err = cause
+		_, got, err := r.read(ev, 100)
+		e := wantError(t, r.name, err, Failure, MsgBodyReadFailed+"connection reset")
+		if !errors.Is(err, cause) || !e.Catchable() || len(got) != 0 {
+			t.Errorf("%s: stream failure: cause %v catchable %v result %q", r.name, e.Err, e.Catchable(), got)
+		}
+		// Over the limit before the failure: status 1.
+		ev, fb = post(nil, "ab", "cd")
+		fb.Err = cause
+		if st, _, err := r.read(ev, 3); err != nil || st != BodyTooLarge {
+			t.Errorf("%s: over the limit, then failing: (%d, %v)", r.name, st, err)
+		}
+		// The body is used after every read that opened it.
+		for _, limit := range []int{100, 3} {
+			ev, _ := post(nil, "ab", "cd")
+			r.read(ev, limit)
+			if st, _, err := r.read(ev, 100); err != nil || st != BodyUsed {
+				t.Errorf("%s: second read after limit %d: (%d, %v), want 3", r.name, limit, st, err)
+			}
+		}
+	}
+	// Strict: invalid before the failure is status 4.
+	ev, fb := post(nil, "a\xff", "cd")
+	fb.Err = errors.New("connection reset")
+	if st, _, err := ReadInboundStrictText(ev, 100); err != nil || st != BodyInvalidUTF8 || fb.Pulls != 1 || !fb.Canceled {
+		t.Errorf("strict, invalid then failing: (%d, %v) pulls %d", st, err, fb.Pulls)
+	}
+	// Strict: counting comes before validating the chunk.
+	ev, _ = post(nil, "a", "\xff\xff")
+	if st, _, _ := ReadInboundStrictText(ev, 2); st != BodyTooLarge {
+		t.Errorf("strict, invalid chunk crossing the limit: %d, want 1", st)
+	}
+	// A lenient Violation after reading: the body is used.
+	ev, fb = post(nil, strings.Repeat("\xff", MaxLenientTextBytes/3+1))
+	_, s, err := ReadInboundText(ev, MaxBodyLimit)
+	wantError(t, "lenient over 16 MiB", err, Violation, MsgLenientTooLong)
+	if s != "" || !fb.Used() {
+		t.Errorf("lenient over 16 MiB: text of %d bytes, used %v", len(s), fb.Used())
+	}
+	// Bytes: BOM and NUL kept; an empty body is an empty, non-nil slice.
+	ev, _ = post(nil, "\xef\xbb\xbf\x00\xef\xbb\xbf")
+	if _, got, _ := ReadInboundBytes(ev, 100); string(got) != "\xef\xbb\xbf\x00\xef\xbb\xbf" {
+		t.Errorf("bytes: %q", got)
+	}
+	ev, _ = post(nil)
+	if st, got, err := ReadInboundBytes(ev, 100); st != BodyOK || got == nil || len(got) != 0 || err != nil {
+		t.Errorf("bytes of an empty body: (%d, %v, %v)", st, got, err)
+	}
+	// Only the BOM at the very start goes, also when split across chunks.
+	for _, r := range readers[:2] {
+		ev, _ = post(nil, "\xef", "\xbb", "\xbfa\xef\xbb\xbf")
+		if _, got, _ := r.read(ev, 100); string(got) != "a\ufeff" {
+			t.Errorf("%s: split BOM: %q", r.name, got)
+		}
+		ev, _ = post(nil, "\xef\xbb\xbf\xef\xbb\xbf")
+		if _, got, _ := r.read(ev, 100); string(got) != "\ufeff" {
+			t.Errorf("%s: two BOMs: %q", r.name, got)
+		}
+	}
+}
+
+// TestLenientTextLimit: "若超过 16 MiB，属于违规" — at N and N+1 UTF-8 bytes
+// of decoded text. Each 0xff becomes U+FFFD, 3 bytes.
+func TestLenientTextLimit(t *testing.T) {
+	n := MaxLenientTextBytes / 3 // 5592405 bytes of 0xff: 16777215 bytes of text
+	for _, tail := range []string{"a", "ab"} {
+		body := strings.Repeat("\xff", n) + tail
+		ev, _ := post(nil, body)
+		st, s, err := ReadInboundText(ev, MaxBodyLimit)
+		if tail == "a" {
+			if err != nil || st != BodyOK || len(s) != MaxLenientTextBytes || !strings.HasPrefix(s, "\ufffd\ufffd") || !strings.HasSuffix(s, "\ufffda") {
+				t.Errorf("decoded text of exactly 16 MiB: (%d, %d bytes, %v)", st, len(s), err)
+			}
+		} else {
+			wantError(t, "decoded text of 16 MiB + 1", err, Violation, MsgLenientTooLong)
+		}
+	}
+	// 6 MiB of 0xff: 18 MiB of U+FFFD.
+	ev, _ := post(nil, strings.Repeat("\xff", 6<<20))
+	_, _, err := ReadInboundText(ev, MaxBodyLimit)
+	wantError(t, "6 MiB of ff", err, Violation, MsgLenientTooLong)
+	// A body over the limit is status 1, whatever its decoded length.
+	ev, _ = post(nil, strings.Repeat("\xff", 6<<20), "x")
+	if st, _, err := ReadInboundText(ev, 6<<20); err != nil || st != BodyTooLarge {
+		t.Errorf("over the limit: (%d, %v), want 1", st, err)
+	}
+}
+
+// TestReadInboundJSONErrors: every problem of the old function is a catchable
+// Failure.
+func TestReadInboundJSONErrors(t *testing.T) {
+	check := func(what string, ev Event, msg string) *Error {
+		t.Helper()
+		s, err := ReadInboundJSON(ev)
+		e := wantError(t, what, err, Failure, msg)
+		if !e.Catchable() || s != "" {
+			t.Errorf("%s: catchable %v, text %q", what, e.Catchable(), s)
+		}
+		return e
+	}
+	check("no request", NewRequestEvent("scheduled", "POST", "https://example.com/", nil, &FakeBody{}), MsgNoRequest)
+	check("GET", NewRequestEvent(KindFetch, "GET", "https://example.com/", nil, &FakeBody{}), MsgJSONBodyNone)
+	check("no stream", NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, nil), MsgJSONBodyNone)
+	ev, _ := post(nil, "{}")
+	ReadInboundBytes(ev, 10)
+	check("used", ev, MsgJSONBodyUsed)
+	ev, fb := post(http.Header{"Content-Length": {"2097153"}}, "{}")
+	check("declared 2 MiB + 1", ev, MsgJSONBodyTooLarge)
+	if fb.Used() {
+		t.Error("declared 2 MiB + 1: body read")
+	}
+	ev, fb = post(nil, "["+strings.Repeat(" ", JSONBodyLimit-1), "]")
+	check("2 MiB + 1", ev, MsgJSONBodyTooLarge)
+	if !fb.Canceled {
+		t.Error("2 MiB + 1: not cancelled")
+	}
+	cause := errors.New("connection reset")
+	ev, fb = post(nil, "{")
+	fb.Err = cause
+	if e := check("stream failure", ev, MsgBodyReadFailed+"connection reset"); !errors.Is(e, cause) {
+		t.Error("stream failure: cause lost")
+	}
+	// Invalid UTF-8: "SyntaxError: Invalid UTF-8 in JSON at position n", n
+	// the offset of the first bad sequence in the text after the BOM.
+	for _, tt := range []struct {
+		chunks []string
+		pos    int
+	}{
+		{[]string{"\xff"}, 0},
+		{[]string{`{"a":"`, "\xc3\x28"}, 6},
+		{[]string{"\xef\xbb\xbf[\"\xed\xa0\x80\"]"}, 2}, // a surrogate, after a BOM
+		{[]string{`["`, "\xe4\xb8"}, 2},                 // truncated at the end
+		{[]string{`["`, "\xe4", "\xb8", "\xad\"]\xf4\x90"}, 7},
+	} {
+		ev, _ := post(nil, tt.chunks...)
+		e := check("invalid UTF-8", ev, MsgJSONBodyInvalid+SyntaxPrefix+SyntaxBadUTF8+SyntaxPosition+strconv.Itoa(tt.pos))
+		var se *syntaxError
+		if !errors.As(e, &se) || se.off != tt.pos {
+			t.Errorf("invalid UTF-8 %q: cause %v", tt.chunks, e.Err)
+		}
+	}
+	if !canonicalReady() {
+		t.Skip("canonical is still the stub: JSON syntax and canonical size not tested")
+	}
+	ev, _ = post(nil, "{bad")
+	e := check("{bad", ev, MsgJSONBodyInvalid+"SyntaxError: Unexpected token 'b' in JSON at position 1")
+	var se *syntaxError
+	if !errors.As(e, &se) {
+		t.Errorf("{bad: cause %T", e.Err)
+	}
+	ev, _ = post(nil)
+	check("empty", ev, MsgJSONBodyInvalid+SyntaxPrefix+SyntaxUnexpectedEnd+SyntaxPosition+"0")
+	// "规范化后的文字也不得超过 2 MiB": each 1e21 grows a byte (1e+21).
+	// ["x…x",1e21,…]: canonical 6k+l+4 bytes, input 5k+l+4.
+	k := 100000
+	for _, l := range []int{JSONBodyLimit - 6*k - 4, JSONBodyLimit - 6*k - 3} {
+		body := `["` + strings.Repeat("x", l) + `"` + strings.Repeat(",1e21", k) + "]"
+		ev, _ := post(nil, body)
+		s, err := ReadInboundJSON(ev)
+		if l == JSONBodyLimit-6*k-4 {
+			if err != nil || len(s) != JSONBodyLimit {
+				t.Errorf("canonical of exactly 2 MiB: %d bytes, %v", len(s), err)
+			}
+		} else {
+			check("canonical of 2 MiB + 1", ev, MsgJSONBodyTooLarge)
+		}
+	}
+	// Input of exactly 2 MiB.
+	ev, _ = post(nil, "["+strings.Repeat(" ", JSONBodyLimit-2)+"]")
+	if s, err := ReadInboundJSON(ev); err != nil || s != "[]" {
+		t.Errorf("2 MiB of input: (%q, %v)", s, err)
+	}
+	// A BOM is stripped; ±Infinity is null.
+	ev, _ = post(nil, "\xef\xbb\xbf[1e999,-1e999]")
+	if s, err := ReadInboundJSON(ev); err != nil || s != "[null,null]" {
+		t.Errorf("BOM and infinities: (%q, %v)", s, err)
+	}
+}
+
+// TestBoundedJSON: limits, nesting and the parser's bounds.
+func TestBoundedJSON(t *testing.T) {
+	// Status 4 needs no parser.
+	ev, _ := post(nil, "[\"\xc0\xaf\"]")
+	if st, s, err := ReadInboundBoundedJSON(ev, 100); err != nil || st != BodyInvalidUTF8 || s != "" {
+		t.Errorf("overlong /: (%d, %q, %v)", st, s, err)
+	}
+	if !canonicalReady() {
+		t.Skip("canonical is still the stub")
+	}
+	// "嵌套过深": 1000 levels are fine, 1001 are status 5.
+	for _, depth := range []int{MaxJSONDepth, MaxJSONDepth + 1} {
+		body := strings.Repeat("[", depth) + strings.Repeat("]", depth)
+		ev, _ := post(nil, body)
+		st, s, err := ReadInboundBoundedJSON(ev, MaxBoundedJSONLimit)
+		if depth == MaxJSONDepth && (err != nil || st != BodyOK || s != body) {
+			t.Errorf("depth %d: (%d, %.40q, %v), want 0", depth, st, s, err)
+		}
+		if depth > MaxJSONDepth && (err != nil || st != BodyInvalidJSON || !strings.HasPrefix(s, SyntaxPrefix)) {
+			t.Errorf("depth %d: (%d, %.80q, %v), want 5", depth, st, s, err)
+		}
+	}
+	// 4 million '[' in an 8 MiB body: status 5, bounded memory.
+	body := strings.Repeat("[", 4_000_000) + strings.Repeat(" ", MaxBoundedJSONLimit-4_000_000)
+	ev, _ = post(nil, body)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	st, s, err := ReadInboundBoundedJSON(ev, MaxBoundedJSONLimit)
+	runtime.ReadMemStats(&after)
+	if err != nil || st != BodyInvalidJSON || !strings.Contains(s, SyntaxTooDeep) {
+		t.Errorf("4 million [: (%d, %.80q, %v), want 5", st, s, err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 3*uint64(len(body)) {
+		t.Errorf("4 million [: allocated %d bytes for a body of %d", alloc, len(body))
+	}
+	// Exactly the limit; one more byte.
+	ev, _ = post(nil, `{"a":1}`)
+	if st, s, _ := ReadInboundBoundedJSON(ev, 7); st != BodyOK || s != `{"a":1}` {
+		t.Errorf("at the limit: (%d, %q)", st, s)
+	}
+	// BOM stripped, one only.
+	ev, _ = post(nil, "\xef\xbb\xbf{}")
+	if st, s, _ := ReadInboundBoundedJSON(ev, 100); st != BodyOK || s != "{}" {
+		t.Errorf("BOM: (%d, %q)", st, s)
+	}
+	ev, _ = post(nil, "\xef\xbb\xbf\xef\xbb\xbf{}")
+	if st, s, _ := ReadInboundBoundedJSON(ev, 100); st != BodyInvalidJSON || !strings.HasPrefix(s, SyntaxPrefix) {
+		t.Errorf("two BOMs: (%d, %q)", st, s)
+	}
+}
+
+// TestReadMemory: "宿主最多持有已接受的字节再加使总数越界的那一块". A declared
+// Content-Length within the limit is allocated once (at most 1.1 × the body
+// per read); without it the buffer doubles (at most 2.1 ×).
+func TestReadMemory(t *testing.T) {
+	for _, size := range []int{4 << 20, 3<<20 + 12345} {
+		chunks := splitChunks(bytes.Repeat([]byte("0123456789abcdef"), size/16+1)[:size], 64<<10)
+		readMemory(t, size, chunks)
+	}
+	// Over the limit: nothing held beyond limit+1 bytes, and the blocks.
+	chunks := splitChunks(make([]byte, 4<<20), 64<<10)
+	fb := &FakeBody{Chunks: chunks}
+	ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, fb)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	st, _, _ := ReadInboundBytes(ev, 1<<20)
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; st != BodyTooLarge || alloc > 11*(1<<20)/10 {
+		t.Errorf("over a 1 MiB limit: status %d, allocated %d", st, alloc)
+	}
+}
+
+func readMemory(t *testing.T, size int, chunks [][]byte) {
+	for _, r := range readers[:3] {
+		for _, declared := range []bool{true, false} {
+			h := http.Header{}
+			if declared {
+				h.Set("Content-Length", strconv.Itoa(size))
+			}
+			fb := &FakeBody{Chunks: chunks}
+			ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", h, fb)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			st, got, err := r.read(ev, MaxBodyLimit)
+			runtime.ReadMemStats(&after)
+			alloc := after.TotalAlloc - before.TotalAlloc
+			if r.name != "ReadInboundBytes" {
+				// The []byte(s) of the test's wrapper.
+				alloc -= uint64(len(got))
+			}
+			ratio := float64(alloc) / float64(size)
+			if err != nil || st != BodyOK || len(got) != size {
+				t.Fatalf("%s: (%d, %d bytes, %v)", r.name, st, len(got), err)
+			}
+			t.Logf("%s, Content-Length declared %v: allocated %.3f × the body", r.name, declared, ratio)
+			if want := map[bool]float64{true: 1.1, false: 2.1}[declared]; ratio > want {
+				t.Errorf("%s, Content-Length declared %v: allocated %.2f × the body, want ≤ %.1f", r.name, declared, ratio, want)
+			}
+		}
+	}
+}
+
+func splitChunks(body []byte, size int) [][]byte {
+	var chunks [][]byte
+	for len(body) > 0 {
+		n := min(size, len(body))
+		chunks = append(chunks, body[:n])
+		body = body[n:]
+	}
+	return chunks
+}
