@@ -3,9 +3,9 @@ package hostbridge
 import (
 	"errors"
 	"io"
+	"math/bits"
 	"net/http"
 	"net/textproto"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -254,11 +254,17 @@ func readBody(r Request, limit int, strict bool) (st BodyStatus, body bodyData, 
 	return BodyOK, body, 0, nil
 }
 
-// newBlock returns an empty block of at least size bytes (at most most),
-// using all the memory the allocator rounds the size up to.
+// newBlock returns an empty block of at least size bytes but at most most,
+// its size rounded up the way the allocator rounds it anyway (a power of two
+// up to 32 KiB, whole 8 KiB pages above), so the memory it takes is used.
 func newBlock(size, most int) []byte {
-	b := slices.Grow([]byte(nil), min(size, most))
-	return b[:0:min(cap(b), most)]
+	size = min(size, most)
+	if size <= 32<<10 {
+		size = 1 << bits.Len(uint(size-1))
+	} else {
+		size = (size + 8<<10 - 1) &^ (8<<10 - 1)
+	}
+	return make([]byte, 0, min(size, most))
 }
 
 // bodyData is a body read in blocks: every block full but the last.
