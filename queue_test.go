@@ -5,9 +5,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // vectorFile is a conformance vector file (testdata/README.md).
@@ -207,5 +209,127 @@ func TestErrorMessages(t *testing.T) {
 	}
 	if strings.Contains(MsgItemSuffix, ":") {
 		t.Error("the item suffix uses the full-width colon")
+	}
+}
+
+// FuzzBatchSplit: the scan accepts exactly the texts that are JSON arrays,
+// finds one item per element, and each body it scanned is the canonical
+// form of that element's body as a JSON parser sees it.
+func FuzzBatchSplit(f *testing.F) {
+	for _, s := range []string{
+		`[{"body":"],["},{"body":{"body":1}},{"body":"say \"hi\" \\ ],[ {\"body\":1}"}]`,
+		`[{"body":1,"delaySeconds":30.0},{"body":2,"body":[3]}]`,
+		`[ 1 , {"bo\u0064y" : {"a":[1,2,{"b":null}]} } ,[{"body":1}]]`,
+		`[{"body":{"$句柄":1},"body":2}]`, `[]`, `{}`, `[{"body":1}] x`, `[{"body":"\ud800"}]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		items, bodies, err := scanBatch(text)
+		trimmed := bytes.TrimLeft(text, " \t\r\n")
+		isArray := utf8.Valid(text) && json.Valid(text) && len(trimmed) > 0 && trimmed[0] == '['
+		if (err == nil) != isArray {
+			t.Fatalf("scan error %v, but utf8+json.Valid array = %v", err, isArray)
+		}
+		if err != nil {
+			return
+		}
+		var elems []json.RawMessage
+		if err := json.Unmarshal(text, &elems); err != nil {
+			t.Fatal(err)
+		}
+		if len(elems) != len(items) {
+			t.Fatalf("%d items, %d elements", len(items), len(elems))
+		}
+		for n, el := range elems {
+			var obj map[string]json.RawMessage
+			isObj := json.Unmarshal(el, &obj) == nil && bytes.TrimLeft(el, " \t\r\n")[0] == '{'
+			if items[n].notObject == isObj {
+				t.Fatalf("item %d: notObject %v for %s", n, items[n].notObject, el)
+			}
+			body, ok := obj["body"]
+			if !isObj || ok != items[n].hasBody {
+				continue
+			}
+			if !ok {
+				continue
+			}
+			want, _, err := canonical(nil, body, &canonOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := bodies[items[n].bodyStart:items[n].bodyEnd]; !bytes.Equal(got, want) {
+				t.Fatalf("item %d body %s, want %s", n, got, want)
+			}
+		}
+	})
+}
+
+// FuzzSendQueueMessage: no input panics, and what reaches the platform is
+// valid canonical JSON.
+func FuzzSendQueueMessage(f *testing.F) {
+	for _, s := range []string{`{"kind":"page"}`, `{"$句柄":1}`, `1e999`, `{`, `[[[[]]]]`, `"\ud800"`, `{"a":{"$句柄":1},"a":2}`} {
+		f.Add(s, 0)
+	}
+	f.Fuzz(func(t *testing.T, body string, delay int) {
+		p := NewMemoryPlatform()
+		p.Bind("Q", "q")
+		p.Grant("Q")
+		err := SendQueueMessage(p, "Q", body, delay)
+		calls := p.Calls()
+		if err != nil {
+			if len(calls) != 0 {
+				t.Fatalf("error %v but the platform was called", err)
+			}
+			return
+		}
+		got := calls[0].Messages[0].Body
+		again, _, err := canonical(nil, got, &canonOptions{})
+		if err != nil || !bytes.Equal(again, got) || !json.Valid(got) {
+			t.Fatalf("sent %q: not canonical JSON (%v)", got, err)
+		}
+	})
+}
+
+// benchBatch is a batch text of about size bytes: items with realistic
+// bodies, pretty-printed.
+func benchBatch(size int) string {
+	var b strings.Builder
+	b.WriteString("[\n")
+	for n := 0; b.Len() < size; n++ {
+		if n > 0 {
+			b.WriteString(",\n")
+		}
+		fmt.Fprintf(&b, `  {"body": {"kind": "page", "url": "/release/%d/页面", "version": "v%d", "refresh": true, "weight": %g, "tags": ["a\"b", "c\\d", "],["], "0": null}, "delaySeconds": %d}`,
+			n, n%10, float64(n)*1.25, n%60)
+	}
+	b.WriteString("\n]")
+	return b.String()
+}
+
+func BenchmarkSendQueueMessage128KB(b *testing.B) {
+	body := benchBatch(MaxMessageBytes - 1000)
+	p := NewMemoryPlatform()
+	p.Bind("Q", "q")
+	p.Grant("Q")
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, msg := canonicalBody([]byte(body)); msg != "" {
+			b.Fatal(msg)
+		}
+	}
+}
+
+// BenchmarkScanBatch1MiB scans and canonicalises a 1 MiB batch text (too
+// many items to send: the scan is what is measured).
+func BenchmarkScanBatch1MiB(b *testing.B) {
+	text := []byte(benchBatch(MaxBatchBytes - 200))
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := scanBatch(text); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
