@@ -1,0 +1,77 @@
+package hostbridge
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// jsonTestSuite is testdata/jsontestsuite.json (nst/JSONTestSuite, with
+// node's verdicts).
+type jsonTestSuite []struct {
+	Name        string
+	Set         string
+	Expectation string
+	InputHex    string `json:"input_hex"`
+	UTF8Valid   bool   `json:"utf8_valid"`
+	JSAccepts   bool   `json:"js_accepts"`
+	Canonical   string
+}
+
+// TestJSONTestSuiteBoundedJSON sends every JSONTestSuite file as a request
+// body through ReadInboundBoundedJSON (8 MiB limit): bytes that are not UTF-8
+// are status 4; otherwise what node's JSON.parse accepts is status 0 with
+// JSON.stringify's text, and the rest status 5 with a SyntaxError reason.
+// So y files are 0, n files 4 or 5, i files whatever node does. A leading
+// BOM is stripped, as TextDecoder strips it (i_structure_UTF-8_BOM_empty_object
+// is accepted; n_structure_UTF8_BOM_no_data is an empty text, status 5).
+func TestJSONTestSuiteBoundedJSON(t *testing.T) {
+	if !canonicalReady() {
+		t.Skip("canonical is still the stub")
+	}
+	data, err := os.ReadFile("testdata/jsontestsuite.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suite jsonTestSuite
+	if err := json.Unmarshal(data, &suite); err != nil {
+		t.Fatal(err)
+	}
+	if len(suite) != 340 {
+		t.Fatalf("%d files, want 340", len(suite))
+	}
+	count := map[string]int{}
+	for _, c := range suite {
+		body := mustHex(t, c.InputHex)
+		// Two chunkings: whole, and cut in the middle.
+		for _, chunks := range [][][]byte{{body}, {body[:len(body)/2], body[len(body)/2:]}} {
+			fb := &FakeBody{Chunks: chunks}
+			ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, fb)
+			st, s, err := ReadInboundBoundedJSON(ev, MaxBoundedJSONLimit)
+			if err != nil {
+				t.Errorf("%s: error %v", c.Name, err)
+				continue
+			}
+			switch {
+			case !c.UTF8Valid:
+				if st != BodyInvalidUTF8 || s != "" {
+					t.Errorf("%s: (%d, %.60q), want (4, \"\")", c.Name, st, s)
+				}
+			case c.JSAccepts:
+				if st != BodyOK || s != c.Canonical {
+					t.Errorf("%s: (%d, %.60q), want (0, %.60q)", c.Name, st, s, c.Canonical)
+				}
+			default:
+				if st != BodyInvalidJSON || !strings.HasPrefix(s, SyntaxPrefix) || len(s) <= len(SyntaxPrefix) {
+					t.Errorf("%s: (%d, %.60q), want 5 with a SyntaxError reason", c.Name, st, s)
+				}
+			}
+			if c.Expectation == "y" && st != BodyOK || c.Expectation == "n" && st != BodyInvalidUTF8 && st != BodyInvalidJSON {
+				t.Errorf("%s: status %d for an %s file", c.Name, st, c.Expectation)
+			}
+		}
+		count[c.Set+" "+c.Expectation]++
+	}
+	t.Logf("JSONTestSuite files: %v", count)
+}
