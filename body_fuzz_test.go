@@ -1,0 +1,217 @@
+package hostbridge
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// cutChunks cuts body into chunks whose sizes the bytes of cuts give (0 to
+// 8, so empty chunks too); the rest is the last chunk.
+func cutChunks(body, cuts []byte) [][]byte {
+	chunks := [][]byte{}
+	for _, c := range cuts {
+		n := min(int(c%9), len(body))
+		chunks = append(chunks, body[:n])
+		body = body[n:]
+	}
+	if len(body) > 0 {
+		chunks = append(chunks, body)
+	}
+	return chunks
+}
+
+// addBodySeeds seeds f with the bodies of the inbound conformance rows and
+// every 25th WHATWG UTF-8 case, each with a few chunkings.
+func addBodySeeds(f *testing.F) {
+	cuts := [][]byte{nil, {1}, {3, 0, 1}, {1, 1, 1, 1, 1, 1, 1, 1}}
+	add := func(body []byte) {
+		for _, c := range cuts {
+			f.Add(body, c)
+		}
+	}
+	data, err := os.ReadFile("testdata/inbound-conformance.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	var doc inboundConformance
+	if err := json.Unmarshal(data, &doc); err != nil {
+		f.Fatal(err)
+	}
+	for _, tab := range doc.Tables {
+		for _, row := range tab.Rows {
+			for _, c := range row.Cases {
+				if b := c.Request.Body; b != nil && b.RepeatHex == "" {
+					var body []byte
+					for _, s := range b.Chunks {
+						body = append(body, s...)
+					}
+					for _, h := range b.ChunksHex {
+						p, _ := hex.DecodeString(h)
+						body = append(body, p...)
+					}
+					add(body)
+				}
+			}
+		}
+	}
+	for i, c := range loadUTF8Decoding(f).Cases {
+		if i%25 == 0 {
+			add(mustHex(f, c.Bytes))
+		}
+	}
+}
+
+// refDecode is the WHATWG Encoding "UTF-8 decoder" algorithm, byte by byte,
+// as the standard writes it: a reference for decodeLenient.
+func refDecode(p []byte) string {
+	var sb strings.Builder
+	var cp rune
+	needed, seen := 0, 0
+	lower, upper := byte(0x80), byte(0xbf)
+	for i := 0; i < len(p); i++ {
+		b := p[i]
+		if needed == 0 {
+			switch {
+			case b <= 0x7f:
+				sb.WriteByte(b)
+			case 0xc2 <= b && b <= 0xdf:
+				needed, cp = 1, rune(b&0x1f)
+			case 0xe0 <= b && b <= 0xef:
+				if b == 0xe0 {
+					lower = 0xa0
+				}
+				if b == 0xed {
+					upper = 0x9f
+				}
+				needed, cp = 2, rune(b&0xf)
+			case 0xf0 <= b && b <= 0xf4:
+				if b == 0xf0 {
+					lower = 0x90
+				}
+				if b == 0xf4 {
+					upper = 0x8f
+				}
+				needed, cp = 3, rune(b&0x7)
+			default:
+				sb.WriteRune(utf8.RuneError)
+			}
+			continue
+		}
+		if b < lower || b > upper {
+			cp, needed, seen, lower, upper = 0, 0, 0, 0x80, 0xbf
+			sb.WriteRune(utf8.RuneError)
+			i-- // "Restore byte to ioQueue."
+			continue
+		}
+		lower, upper = 0x80, 0xbf
+		cp = cp<<6 | rune(b&0x3f)
+		seen++
+		if seen == needed {
+			sb.WriteRune(cp)
+			cp, needed, seen = 0, 0, 0
+		}
+	}
+	if needed != 0 {
+		sb.WriteRune(utf8.RuneError)
+	}
+	return strings.TrimPrefix(sb.String(), "\ufeff")
+}
+
+// FuzzBodyReaders checks, for any body in any chunking: the bytes reader
+// returns the body; the strict reader gives status 4 exactly when the body
+// is not valid UTF-8 (and else the lenient text); the lenient text is the
+// WHATWG decoding of the whole body, whatever the chunking; and at a limit
+// one byte short, every reader gives status 1 and pulls nothing after the
+// chunk that crossed it.
+func FuzzBodyReaders(f *testing.F) {
+	addBodySeeds(f)
+	f.Fuzz(func(t *testing.T, body, cuts []byte) {
+		chunks := cutChunks(body, cuts)
+		want := refDecode(body)
+		st, p, _, err := readChunks(chunks, ReadInboundBytes, MaxBodyLimit)
+		if err != nil || st != BodyOK || !bytes.Equal(p, body) {
+			t.Fatalf("bytes: (%d, %q, %v)", st, p, err)
+		}
+		st, s, _, err := readChunks(chunks, ReadInboundText, MaxBodyLimit)
+		if err != nil || st != BodyOK || s != want {
+			t.Fatalf("lenient: (%d, %q, %v), want %q", st, s, err, want)
+		}
+		st, s, fb, err := readChunks(chunks, ReadInboundStrictText, MaxBodyLimit)
+		switch {
+		case err != nil:
+			t.Fatal(err)
+		case !utf8.Valid(body) && (st != BodyInvalidUTF8 || s != ""):
+			t.Fatalf("strict on invalid UTF-8: (%d, %q)", st, s)
+		case utf8.Valid(body) && (st != BodyOK || s != want):
+			t.Fatalf("strict on valid UTF-8: (%d, %q), want %q", st, s, want)
+		case utf8.Valid(body) && (fb.Canceled || fb.Pulls != len(chunks)):
+			t.Fatalf("strict on valid UTF-8: canceled %v pulls %d of %d", fb.Canceled, fb.Pulls, len(chunks))
+		}
+		if len(body) == 0 {
+			return
+		}
+		limit := len(body) - 1
+		if limit == 0 {
+			return
+		}
+		crossing := 0 // pulls up to the chunk that crosses the limit
+		for n := 0; n <= limit; crossing++ {
+			n += len(chunks[crossing])
+		}
+		for _, r := range readers[:3] {
+			fb := &FakeBody{Chunks: chunks}
+			st, p, err := r.read(NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, fb), limit)
+			if err != nil || len(p) != 0 || fb.Pulls > crossing || !fb.Canceled {
+				t.Fatalf("%s at limit %d: (%d, %q, %v) pulls %d (crossing at %d) canceled %v", r.name, limit, st, p, err, fb.Pulls, crossing, fb.Canceled)
+			}
+			// Strict may stop earlier, at a bad sequence; the others count to
+			// the crossing chunk.
+			if st == BodyTooLarge && fb.Pulls != crossing || st != BodyTooLarge && (r.name != "ReadInboundStrictText" || st != BodyInvalidUTF8) {
+				t.Fatalf("%s at limit %d: status %d after %d pulls (crossing at %d)", r.name, limit, st, fb.Pulls, crossing)
+			}
+		}
+	})
+}
+
+// FuzzBoundedJSON checks that ReadInboundBoundedJSON never fails on any body
+// in any chunking: status 4 exactly for invalid UTF-8; otherwise 0 with a
+// valid JSON text that does not depend on the chunking, or 5 with a
+// SyntaxError reason.
+func FuzzBoundedJSON(f *testing.F) {
+	addBodySeeds(f)
+	f.Add([]byte(`{"a":[1,2,{"b":null}],"c":"\u00e9"}`), []byte{2, 2, 2})
+	f.Fuzz(func(t *testing.T, body, cuts []byte) {
+		if !canonicalReady() {
+			t.Skip("canonical is still the stub")
+		}
+		st, s, _, err := readChunks(cutChunks(body, cuts), ReadInboundBoundedJSON, MaxBoundedJSONLimit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st1, s1, _, _ := readChunks([][]byte{body}, ReadInboundBoundedJSON, MaxBoundedJSONLimit)
+		if st != st1 || s != s1 {
+			t.Fatalf("chunked (%d, %q), whole (%d, %q)", st, s, st1, s1)
+		}
+		switch {
+		case !utf8.Valid(body):
+			if st != BodyInvalidUTF8 || s != "" {
+				t.Fatalf("invalid UTF-8: (%d, %q)", st, s)
+			}
+		case st == BodyOK:
+			if !json.Valid([]byte(s)) {
+				t.Fatalf("status 0 with invalid JSON %q", s)
+			}
+		case st == BodyInvalidJSON:
+			if !strings.HasPrefix(s, SyntaxPrefix) {
+				t.Fatalf("status 5 reason %q", s)
+			}
+		default:
+			t.Fatalf("status %d", st)
+		}
+	})
+}
