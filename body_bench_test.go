@@ -1,0 +1,139 @@
+package hostbridge
+
+import (
+	"bytes"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+)
+
+// benchText is 16 MiB of valid UTF-8: mostly ASCII JSON-like text with some
+// 2-, 3- and 4-byte characters, as a request body often is.
+// It ends before a character that the cut would split.
+var benchText = sync.OnceValue(func() []byte {
+	unit := []byte(`{"name":"Zoë","city":"東京","note":"ok 👍","n":12345,"tags":["a","b","c"]},` + "\n")
+	p := bytes.Repeat(unit, MaxBodyLimit/len(unit)+1)[:MaxBodyLimit]
+	for !utf8.Valid(p) {
+		p = p[:len(p)-1]
+	}
+	return p
+})
+
+// benchASCII is 16 MiB of ASCII.
+var benchASCII = sync.OnceValue(func() []byte {
+	unit := []byte("0123456789abcdefghijklmnopqrstuvwxyz{}[]:,\"\n")
+	return bytes.Repeat(unit, MaxBodyLimit/len(unit)+1)[:MaxBodyLimit]
+})
+
+const benchChunk = 64 << 10
+
+func benchRead(b *testing.B, body []byte, declared bool, read func(Event, int) (BodyStatus, []byte, error)) {
+	chunks := splitChunks(body, benchChunk)
+	h := http.Header{}
+	if declared {
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", h, &FakeBody{Chunks: chunks})
+		if st, _, err := read(ev, MaxBodyLimit); st != BodyOK || err != nil {
+			b.Fatal(st, err)
+		}
+	}
+}
+
+func strictBytes(ev Event, n int) (BodyStatus, []byte, error) {
+	st, _, err := ReadInboundStrictText(ev, n)
+	return st, nil, err
+}
+
+func lenientBytes(ev Event, n int) (BodyStatus, []byte, error) {
+	st, _, err := ReadInboundText(ev, n)
+	return st, nil, err
+}
+
+// BenchmarkReadBody reads 16 MiB in 64 KiB chunks with each reader, with and
+// without a declared Content-Length. Compare with BenchmarkUTF8Valid
+// (strict) and BenchmarkChunkedCopy (bytes).
+func BenchmarkReadBody(b *testing.B) {
+	for _, body := range []struct {
+		name string
+		p    []byte
+	}{{"text", benchText()}, {"ascii", benchASCII()}} {
+		for _, declared := range []bool{true, false} {
+			cl := "/length"
+			if !declared {
+				cl = "/nolength"
+			}
+			b.Run("Strict/"+body.name+cl, func(b *testing.B) { benchRead(b, body.p, declared, strictBytes) })
+			b.Run("Bytes/"+body.name+cl, func(b *testing.B) { benchRead(b, body.p, declared, ReadInboundBytes) })
+			b.Run("Lenient/"+body.name+cl, func(b *testing.B) { benchRead(b, body.p, declared, lenientBytes) })
+		}
+	}
+}
+
+// BenchmarkUTF8Valid is the baseline of the strict reader: utf8.Valid on the
+// same 16 MiB, in one piece.
+func BenchmarkUTF8Valid(b *testing.B) {
+	for _, body := range []struct {
+		name string
+		p    []byte
+	}{{"text", benchText()}, {"ascii", benchASCII()}} {
+		b.Run(body.name, func(b *testing.B) {
+			b.SetBytes(int64(len(body.p)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if !utf8.Valid(body.p) {
+					b.Fatal("invalid")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkChunkedCopy is the baseline of the bytes reader: the same 64 KiB
+// chunks copied into one buffer of the body's size, as a minimal reader
+// that knows the length would.
+func BenchmarkChunkedCopy(b *testing.B) {
+	body := benchText()
+	chunks := splitChunks(body, benchChunk)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		buf := make([]byte, 0, len(body))
+		for _, c := range chunks {
+			buf = append(buf, c...)
+		}
+		if len(buf) != len(body) {
+			b.Fatal(len(buf))
+		}
+	}
+}
+
+// BenchmarkReadBoundedJSON reads and canonicalises JSON bodies of 1 and 8
+// MiB (arrays of small objects) in 64 KiB chunks.
+func BenchmarkReadBoundedJSON(b *testing.B) {
+	if !canonicalReady() {
+		b.Skip("canonical is still the stub")
+	}
+	for _, size := range []int{1 << 20, 8 << 20} {
+		unit := `{"id":12345,"name":"Zoë 東京","score":1.5e3,"ok":true,"tags":["a","b"]}`
+		n := (size - 2) / (len(unit) + 1)
+		body := []byte("[" + strings.TrimSuffix(strings.Repeat(unit+",", n), ",") + "]")
+		chunks := splitChunks(body, benchChunk)
+		b.Run(strconv.Itoa(size>>20)+"MiB", func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, &FakeBody{Chunks: chunks})
+				if st, _, err := ReadInboundBoundedJSON(ev, MaxBoundedJSONLimit); st != BodyOK || err != nil {
+					b.Fatal(st, err)
+				}
+			}
+		})
+	}
+}
