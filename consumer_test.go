@@ -402,7 +402,9 @@ func TestReadQueueBatchBodies(t *testing.T) {
 		if tc.want != nil {
 			continue
 		}
-		var doc struct{ Messages []struct{ Body json.RawMessage } }
+		var doc struct {
+			Messages []struct{ Body json.RawMessage }
+		}
 		if err := json.Unmarshal([]byte(got), &doc); err != nil {
 			t.Fatalf("%s: %v", got, err)
 		}
