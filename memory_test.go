@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"regexp"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 )
@@ -519,4 +520,182 @@ func TestMemoryNilHandlerAndSnapshot(t *testing.T) {
 	if s := p.Stats("none"); s != (QueueStats{}) {
 		t.Fatalf("unknown queue %+v", s)
 	}
+}
+
+// TestMemoryStress: 8 producers, 4 consumer loops, handlers that fail about
+// 10% of the time and sometimes panic, 20 000 messages. Every message ends
+// acked or dead-lettered exactly once; none is lost, none invented. The
+// clock is virtual: a driver advances it only when nothing is ready and
+// nothing is in flight, so retry delays pass without sleeping.
+func TestMemoryStress(t *testing.T) {
+	const producers, perProducer, consumers = 8, 2500, 4
+	const total = producers * perProducer
+	p := newVirtual(t)
+	p.SetCallLimit(0)
+	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0; s.DeadLetterQueue = "dlq" })
+	setConsumer(t, p, "dlq", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0 })
+
+	var mu sync.Mutex
+	acked := map[string]int{}     // body → times acked
+	dead := map[string]int{}      // body → times dead-lettered
+	idBody := map[string]string{} // ID → body, to see that IDs keep their body
+	var errs []error
+	report := func(err error) { errs = append(errs, err) } // under mu
+	see := func(m Message) string {
+		body := string(m.Body.(json.RawMessage))
+		if b, ok := idBody[m.ID]; ok && b != body {
+			report(fmt.Errorf("ID %s had body %s, now %s", m.ID, b, body))
+		}
+		idBody[m.ID] = body
+		return body
+	}
+	// A poison message is retried on every delivery: it must end dead-lettered.
+	poison := func(body string) bool { return fnv32(body)%1000 == 0 }
+	// roll is a deterministic die per message and attempt.
+	roll := func(body string, attempts, salt int) int {
+		h := fnv32(body) ^ uint32(attempts*7919+salt*104729)
+		h ^= h >> 13
+		h *= 0x5bd1e995
+		h ^= h >> 15
+		return int(h % 100)
+	}
+	handler := func(ev Event) error {
+		text, err := ReadQueueBatch(ev)
+		if err != nil || !json.Valid([]byte(text)) {
+			return fmt.Errorf("read: %v", err)
+		}
+		msgs := ev.Batch().Messages()
+		mu.Lock()
+		defer mu.Unlock()
+		var implicit []string
+		for i, m := range msgs {
+			body := see(m)
+			switch r := roll(body, m.Attempts, 1); {
+			case poison(body) || r < 4:
+				if err := RetryQueueMessage(ev, i, r%2); err != nil { // 0: default, 1 s
+					report(err)
+				}
+			case r < 50:
+				if err := AckQueueMessage(ev, i); err != nil {
+					report(err)
+				}
+				acked[body]++ // final: acked messages are not redelivered
+			default:
+				implicit = append(implicit, body)
+			}
+		}
+		switch r := roll(see(msgs[0]), msgs[0].Attempts, 2); {
+		case r < 7:
+			return errors.New("handler failed")
+		case r < 10:
+			panic("handler panicked")
+		}
+		for _, body := range implicit {
+			acked[body]++
+		}
+		return nil
+	}
+	dlqHandler := func(ev Event) error {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, m := range ev.Batch().Messages() {
+			dead[see(m)]++
+		}
+		return nil
+	}
+	finished := func() bool {
+		mu.Lock()
+		n := len(acked) + len(dead)
+		mu.Unlock()
+		q, d := p.Stats("q"), p.Stats("dlq")
+		return n >= total && q.Pending == 0 && d.Pending == 0
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // guards a hang only
+	defer cancel()
+	runCtx, stop := context.WithCancel(ctx)
+	var loops sync.WaitGroup
+	for i := 0; i < consumers; i++ {
+		loops.Add(1)
+		go func() { defer loops.Done(); p.Run(runCtx, "q", handler) }()
+	}
+	loops.Add(1)
+	go func() { defer loops.Done(); p.Run(runCtx, "dlq", dlqHandler) }()
+
+	var prod sync.WaitGroup
+	for i := 0; i < producers; i++ {
+		prod.Add(1)
+		go func(i int) {
+			defer prod.Done()
+			for j := 0; j < perProducer; {
+				if j%50 < 25 {
+					body := fmt.Sprintf(`{"p":%d,"s":%d}`, i, j)
+					if err := p.Send("B", []byte(body), SendOptions{ContentType: contentTypeJSON}); err != nil {
+						t.Error(err)
+					}
+					j++
+					continue
+				}
+				var batch []BatchMessage
+				for k := 0; k < 5; k++ {
+					batch = append(batch, BatchMessage{Body: []byte(fmt.Sprintf(`{"p":%d,"s":%d}`, i, j)), ContentType: contentTypeJSON})
+					j++
+				}
+				if err := p.SendBatch("B", batch); err != nil {
+					t.Error(err)
+				}
+			}
+		}(i)
+	}
+	// The driver: time passes only when nothing can happen now.
+	idle := func() bool {
+		q, d := p.Stats("q"), p.Stats("dlq")
+		return q.InFlight+d.InFlight == 0 && q.Ready+d.Ready == 0 && q.Pending+d.Pending > 0
+	}
+	for {
+		if err := p.Wait(ctx, func() bool { return finished() || idle() }); err != nil {
+			t.Fatalf("stuck: %v; q %+v dlq %+v", err, p.Stats("q"), p.Stats("dlq"))
+		}
+		if finished() {
+			break
+		}
+		p.Advance(time.Second)
+	}
+	prod.Wait()
+	stop()
+	loops.Wait()
+
+	for _, err := range errs {
+		t.Error(err)
+	}
+	poisoned := 0
+	for i := 0; i < producers; i++ {
+		for j := 0; j < perProducer; j++ {
+			body := fmt.Sprintf(`{"p":%d,"s":%d}`, i, j)
+			if a, d := acked[body], dead[body]; a+d != 1 || (poison(body) && d != 1) {
+				t.Fatalf("%s acked %d times, dead-lettered %d times", body, a, d)
+			}
+			if poison(body) {
+				poisoned++
+			}
+		}
+	}
+	if len(acked)+len(dead) != total || len(idBody) != total {
+		t.Fatalf("%d acked + %d dead, %d IDs; want %d", len(acked), len(dead), len(idBody), total)
+	}
+	q, d := p.Stats("q"), p.Stats("dlq")
+	if q.Sent != total || q.Acked != int64(len(acked)) || q.DeadLettered != int64(len(dead)) || q.Dropped != 0 ||
+		d.Sent != int64(len(dead)) || d.Acked != int64(len(dead)) || q.Retried == 0 || poisoned == 0 || len(dead) < poisoned {
+		t.Fatalf("q %+v\ndlq %+v\nacked %d dead %d", q, d, len(acked), len(dead))
+	}
+	t.Logf("q %+v; dlq %+v; %d poison messages; virtual time %v", q, d, poisoned, p.Now().Sub(epoch))
+}
+
+func fnv32(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= 16777619
+	}
+	return h
 }
