@@ -670,11 +670,19 @@ func (p *MemoryPlatform) finishLocked(q *memQueue, taken []*memMsg, b *memBatch,
 	if err != nil {
 		r.Outcome = OutcomeException
 	}
-	for _, i := range b.ackOrder {
-		r.ExplicitAcks = append(r.ExplicitAcks, taken[i].ID)
+	if b.acks > 0 {
+		r.ExplicitAcks = make([]string, b.acks)
 	}
-	for _, i := range b.retryOrder {
-		r.RetryMessages = append(r.RetryMessages, RetryMessage{taken[i].ID, b.state[i].delay})
+	if b.retries > 0 {
+		r.RetryMessages = make([]RetryMessage, b.retries)
+	}
+	for i, st := range b.state {
+		switch st.kind {
+		case stateAcked:
+			r.ExplicitAcks[st.order] = taken[i].ID
+		case stateRetried:
+			r.RetryMessages[st.order] = RetryMessage{taken[i].ID, st.delay}
+		}
 	}
 	q.inFlight -= int64(len(taken))
 	for i, m := range taken {
@@ -688,6 +696,9 @@ func (p *MemoryPlatform) finishLocked(q *memQueue, taken []*memMsg, b *memBatch,
 		}
 		if !again {
 			q.stats.Acked++
+			if r.Acked == nil {
+				r.Acked = make([]string, 0, len(taken)-i)
+			}
 			r.Acked = append(r.Acked, m.ID)
 			continue
 		}
@@ -818,6 +829,7 @@ func (h *msgHeap) Pop() any {
 // msgState is what the handler asked for one message.
 type msgState struct {
 	kind  uint8 // stateNone, stateAcked, stateRetried
+	order int32 // of the first call among the acks or the retries
 	delay int   // the last retry's delay
 }
 
@@ -830,13 +842,13 @@ const (
 // memBatch is the Batch of one delivery. Its methods are safe for
 // concurrent use; after the handler returned they do nothing.
 type memBatch struct {
-	queue      string
-	msgs       []Message
-	mu         sync.Mutex
-	state      []msgState
-	ackOrder   []int
-	retryOrder []int
-	closed     bool
+	queue   string
+	msgs    []Message
+	mu      sync.Mutex
+	state   []msgState
+	acks    int32 // explicit acks that took effect
+	retries int32 // messages explicitly retried
+	closed  bool
 }
 
 // memEvent is the queue Event of one delivery.
@@ -859,8 +871,8 @@ func (b *memBatch) Ack(i int) {
 	if b.closed || i < 0 || i >= len(b.state) || b.state[i].kind != stateNone {
 		return
 	}
-	b.state[i].kind = stateAcked
-	b.ackOrder = append(b.ackOrder, i)
+	b.state[i] = msgState{kind: stateAcked, order: b.acks}
+	b.acks++
 }
 
 // Retry asks for message i again after delaySeconds (0: the queue's
@@ -876,9 +888,10 @@ func (b *memBatch) Retry(i, delaySeconds int) {
 	case stateAcked:
 		return
 	case stateNone:
-		b.retryOrder = append(b.retryOrder, i)
+		b.state[i] = msgState{kind: stateRetried, order: b.retries}
+		b.retries++
 	}
-	b.state[i] = msgState{kind: stateRetried, delay: delaySeconds}
+	b.state[i].delay = delaySeconds
 }
 
 func (b *memBatch) close() {

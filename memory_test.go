@@ -699,3 +699,40 @@ func fnv32(s string) uint32 {
 	}
 	return h
 }
+
+// BenchmarkQueueEndToEnd: send → deliver → ReadQueueBatch → AckQueueMessage
+// for small page messages in batches of 10; one op is one message.
+func BenchmarkQueueEndToEnd(b *testing.B) {
+	p := newVirtual(b)
+	p.SetCallLimit(0)
+	body := []byte(`{"kind":"page","url":"/release/x","version":"v8","refresh":true}`)
+	handler := func(ev Event) error {
+		if _, err := ReadQueueBatch(ev); err != nil {
+			return err
+		}
+		for i := range ev.Batch().Messages() {
+			if err := AckQueueMessage(ev, i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := p.Send("B", body, SendOptions{ContentType: contentTypeJSON}); err != nil {
+			b.Fatal(err)
+		}
+		if i%10 == 9 {
+			if r, ok := p.Deliver("q", handler); !ok || r.Outcome != OutcomeOK {
+				b.Fatalf("%v %+v", ok, r)
+			}
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+	if s := p.Stats("q"); s.Acked != int64(b.N/10*10) {
+		b.Fatalf("%+v", s)
+	}
+}
