@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -429,7 +430,7 @@ func TestMemoryEnqueueNotJSON(t *testing.T) {
 	p.Enqueue("q", Message{Body: time.Unix(0, 0)}, 0)
 	deliver(t, p, "q", func(ev Event) error {
 		_, err := ReadQueueBatch(ev)
-		if e := checkErr(err, &rowError{MsgMessageNotJSON + "0", "违规", true}); e != nil {
+		if e := checkErr(err, &rowError{"violation", MsgMessageNotJSON + "0"}); e != nil {
 			t.Error(e)
 		}
 		return nil
@@ -630,18 +631,18 @@ func TestMemoryStress(t *testing.T) {
 			for j := 0; j < perProducer; {
 				if j%50 < 25 {
 					body := fmt.Sprintf(`{"p":%d,"s":%d}`, i, j)
-					if err := p.Send("B", []byte(body), SendOptions{ContentType: contentTypeJSON}); err != nil {
+					if err := SendQueueMessage(p, "B", body, 0); err != nil {
 						t.Error(err)
 					}
 					j++
 					continue
 				}
-				var batch []BatchMessage
+				var items []string
 				for k := 0; k < 5; k++ {
-					batch = append(batch, BatchMessage{Body: []byte(fmt.Sprintf(`{"p":%d,"s":%d}`, i, j)), ContentType: contentTypeJSON})
+					items = append(items, fmt.Sprintf(`{"body":{"p":%d,"s":%d}}`, i, j))
 					j++
 				}
-				if err := p.SendBatch("B", batch); err != nil {
+				if err := SendQueueBatch(p, "B", "["+strings.Join(items, ",")+"]"); err != nil {
 					t.Error(err)
 				}
 			}
@@ -705,7 +706,7 @@ func fnv32(s string) uint32 {
 func BenchmarkQueueEndToEnd(b *testing.B) {
 	p := newVirtual(b)
 	p.SetCallLimit(0)
-	body := []byte(`{"kind":"page","url":"/release/x","version":"v8","refresh":true}`)
+	body := `{"kind":"page","url":"/release/x","version":"v8","refresh":true}`
 	handler := func(ev Event) error {
 		if _, err := ReadQueueBatch(ev); err != nil {
 			return err
@@ -721,7 +722,7 @@ func BenchmarkQueueEndToEnd(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := p.Send("B", body, SendOptions{ContentType: contentTypeJSON}); err != nil {
+		if err := SendQueueMessage(p, "B", body, 0); err != nil {
 			b.Fatal(err)
 		}
 		if i%10 == 9 {

@@ -13,10 +13,10 @@ const read = (queue, batch) => JSON.stringify({
   messages: batch.map(m => ({id: m.id, attempts: m.attempts, timestamp: m.timestamp, body: JSON.parse(m.body)})),
 });
 
-const err = (message, kind) => ({message, kind, catchable: kind !== '中止'});
-const NOT_QUEUE = err('当前事件不是队列事件', '违规');
-const INDEX = err('队列消息序号越界', '违规');
-const DELAY = err('延迟秒数须在 0 至 43200 之间', '违规');
+const err = (kind, message) => ({kind, message});
+const NOT_QUEUE = err('violation', '当前事件不是队列事件');
+const INDEX = err('violation', '队列消息序号越界');
+const DELAY = err('violation', '延迟秒数须在 0 至 43200 之间');
 
 const queue = 'PAGE_QUEUE';
 const three = [
@@ -81,13 +81,9 @@ const rows = [
 ];
 
 const doc = {
-  source: '消息队列 0.1.0 (queue-0.1.0.md), 一致性样例, the last five rows; 情境 and 必须观察到 verbatim. Read texts computed by testdata/gen/queue-consumer.js with Node.js 20 (JSON.stringify(JSON.parse(body))).',
-  format: [
-    'event: the event kind; queue and batch: the batch the platform holds (body: the JSON text as held, timestamp: Unix ms), null when the event is not a queue event.',
-    'steps: the app\'s calls in order: read (读取队列批次; expect: the exact text), ack n (确认队列消息), retry n delaySeconds (重试队列消息); error: the exception (message byte for byte, kind 违规/平台故障/中止, catchable).',
-    'throws: the app ends with an uncaught exception after its steps. platform: the calls the batch receives, in order. outcome: what the host reports (ok / exception).',
-    'redelivered: what a platform with Cloudflare\'s default consumer settings (retry delay 0, explicitly acked messages not redelivered, 3 retries) schedules again: id, the attempts of the next delivery, the delay.',
-  ],
+  spec: '消息队列 0.1.0',
+  table: '一致性样例, the last five rows (消费者)',
+  source: 'queue-0.1.0.md; 情境 and 必须观察到 verbatim. Read texts computed by testdata/gen/queue-consumer.js with Node.js 20 (JSON.stringify(JSON.parse(body))). The format is in testdata/README.md.',
   rows,
 };
 
