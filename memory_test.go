@@ -737,3 +737,129 @@ func BenchmarkQueueEndToEnd(b *testing.B) {
 		b.Fatalf("%+v", s)
 	}
 }
+
+// FuzzMemoryDelivery runs random sequences of sends, deliveries (with random
+// acks, retries, failures and panics), clock moves and setting changes, and
+// checks the invariants: every queue keeps Sent = Acked + DeadLettered +
+// Dropped + Pending; each delivered message ends in exactly one of Acked,
+// Retried, DeadLettered, Dropped; attempts go up by one per delivery; a
+// message done or dropped is never delivered again, a dead letter only from
+// the dead-letter queue.
+func FuzzMemoryDelivery(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 1, 9, 17, 2, 41, 1, 200, 3, 4})
+	f.Add([]byte{0, 8, 16, 3, 11, 1, 255, 255, 1, 254, 2, 80, 1, 0, 4, 4, 4})
+	f.Add([]byte{3, 27, 0, 0, 0, 0, 1, 7, 7, 7, 7, 1, 15, 1, 23, 2, 255, 1, 31, 4, 1, 4})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		p := newVirtual(t)
+		p.SetCallLimit(0)
+		attempts := map[string]int{} // ID → attempts of its last delivery
+		where := map[string]string{} // ID → the queue it must next come from; "" when finished
+		next := func() byte {
+			if len(ops) == 0 {
+				return 0
+			}
+			b := ops[0]
+			ops = ops[1:]
+			return b
+		}
+		check := func(r DeliveryResult, queue string, batch []Message) {
+			seen := map[string]int{}
+			for _, id := range r.Acked {
+				seen[id]++
+				where[id] = ""
+			}
+			for _, rm := range r.Retried {
+				seen[rm.ID]++
+			}
+			for _, d := range r.DeadLettered {
+				seen[d.ID]++
+				where[d.ID] = d.Queue
+				if d.Attempts != attempts[d.ID] {
+					t.Fatalf("dead letter %s with attempts %d, delivered with %d", d.ID, d.Attempts, attempts[d.ID])
+				}
+			}
+			for _, id := range r.Dropped {
+				seen[id]++
+				where[id] = ""
+			}
+			if len(seen) != len(batch) || len(r.IDs) != len(batch) {
+				t.Fatalf("result %+v for a batch of %d", r, len(batch))
+			}
+			for _, m := range batch {
+				if seen[m.ID] != 1 {
+					t.Fatalf("message %s is in %d outcomes: %+v", m.ID, seen[m.ID], r)
+				}
+			}
+		}
+		deliverFrom := func(queue string) {
+			var batch []Message
+			r, ok := p.Deliver(queue, func(ev Event) error {
+				batch = ev.Batch().Messages()
+				for i, m := range batch {
+					if w, known := where[m.ID]; known && w != queue {
+						t.Fatalf("message %s delivered from %s, expected from %q", m.ID, queue, w)
+					}
+					if prev := attempts[m.ID]; m.Attempts != prev+1 {
+						t.Fatalf("message %s: attempts %d after %d", m.ID, m.Attempts, prev)
+					}
+					attempts[m.ID] = m.Attempts
+					where[m.ID] = queue
+					switch c := next(); c % 4 {
+					case 1:
+						ev.Batch().Ack(i)
+					case 2:
+						ev.Batch().Retry(i, int(c>>2)%3)
+					case 3:
+						ev.Batch().Retry(i, int(c>>2)%3)
+						ev.Batch().Ack(i)
+					}
+				}
+				switch next() % 5 {
+				case 3:
+					return errors.New("fail")
+				case 4:
+					panic("panic")
+				}
+				return nil
+			})
+			if ok {
+				check(r, queue, batch)
+			}
+		}
+		for len(ops) > 0 {
+			switch op := next(); op % 6 {
+			case 0:
+				if err := SendQueueMessage(p, "B", "1", int(op>>3)%3); err != nil {
+					t.Fatal(err)
+				}
+			case 1:
+				deliverFrom("q")
+			case 2:
+				p.Advance(time.Duration(op>>3) * time.Second)
+			case 3:
+				s := ConsumerSettings{
+					MaxBatchSize:    int(op>>3)%4 + 1,
+					MaxBatchTimeout: time.Duration(op>>5%2) * time.Second,
+					MaxRetries:      int(op>>6) % 3,
+					RetryDelay:      int(op>>4) % 2,
+					RedeliverAcked:  op&0x40 != 0,
+				}
+				if op&0x80 != 0 {
+					s.DeadLetterQueue = "dlq"
+				}
+				if err := p.SetConsumer("q", s); err != nil {
+					t.Fatal(err)
+				}
+			case 4:
+				deliverFrom("dlq")
+			case 5:
+				p.Enqueue("q", Message{Body: json.RawMessage(`2`)}, int(op>>3)%2)
+			}
+			for name, s := range p.Snapshot() {
+				if s.Sent != s.Acked+s.DeadLettered+s.Dropped+s.Pending || s.InFlight != 0 || s.Ready > s.Pending {
+					t.Fatalf("%s: %+v", name, s)
+				}
+			}
+		}
+	})
+}
