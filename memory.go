@@ -179,6 +179,9 @@ func (p *MemoryPlatform) Bound(binding string) bool {
 }
 
 // Send implements Platform: it enqueues one message on the binding's queue.
+// It fails, enqueueing nothing, for a binding that is not configured, after
+// FailNext, and for a delay outside 0…MaxDelaySeconds (Cloudflare rejects
+// those too); it does not check grants (Bound does).
 func (p *MemoryPlatform) Send(binding string, body []byte, opts SendOptions) error {
 	m := BatchMessage{Body: append([]byte(nil), body...), ContentType: opts.ContentType, DelaySeconds: opts.DelaySeconds}
 	return p.record("send", binding, []BatchMessage{m})
@@ -204,6 +207,13 @@ func (p *MemoryPlatform) record(method, binding string, msgs []BatchMessage) err
 		c.Err = "binding " + binding + " is not configured"
 	} else if len(p.failNext) > 0 {
 		c.Err, p.failNext = p.failNext[0], p.failNext[1:]
+	} else {
+		for _, m := range msgs {
+			if m.DelaySeconds < 0 || m.DelaySeconds > MaxDelaySeconds {
+				c.Err = "delaySeconds " + strconv.Itoa(m.DelaySeconds) + " is out of range"
+				break
+			}
+		}
 	}
 	if p.callLimit != 0 {
 		p.calls = append(p.calls, c)
@@ -239,8 +249,10 @@ func bodyValue(m BatchMessage) any {
 // would, and returns its ID. An empty ID gets a new one, a zero Timestamp
 // the clock's time, Attempts below 1 become 1; Body is what consumers get,
 // so any Go value other than json.RawMessage is a message that is not JSON
-// (a structured-clone Date, Map, bytes, …). A negative delay counts as 0.
+// (a structured-clone Date, Map, bytes, …). The delay is clamped to
+// 0…MaxDelaySeconds.
 func (p *MemoryPlatform) Enqueue(queue string, m Message, delaySeconds int) string {
+	delaySeconds = min(max(delaySeconds, 0), MaxDelaySeconds)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	q := p.queueLocked(queue)

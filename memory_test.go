@@ -132,7 +132,19 @@ func TestMemorySendRejected(t *testing.T) {
 	if n := len(p.Queued("q")); n != 0 {
 		t.Fatalf("%d messages enqueued by failed sends", n)
 	}
-	if c := p.Calls(); len(c) != 2 || c[0].Err != "Queue is full" || c[1].Err == "" {
+	p.SetCallLimit(-1)
+	for _, d := range []int{-1, MaxDelaySeconds + 1} {
+		if err := p.SendBatch("B", []BatchMessage{{Body: []byte(`1`), ContentType: "json"}, {Body: []byte(`2`), ContentType: "json", DelaySeconds: d}}); err == nil {
+			t.Fatalf("delay %d accepted", d)
+		}
+	}
+	if err := p.Send("B", []byte(`1`), SendOptions{ContentType: "json", DelaySeconds: MaxDelaySeconds}); err != nil {
+		t.Fatal(err)
+	}
+	if q := p.Queued("q"); len(q) != 1 {
+		t.Fatalf("%d messages enqueued", len(q))
+	}
+	if c := p.Calls(); len(c) != 5 || c[0].Err != "Queue is full" || c[1].Err == "" || c[4].Err != "" {
 		t.Fatalf("calls %+v", c)
 	}
 	p.SetCallLimit(1)
