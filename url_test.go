@@ -88,8 +88,8 @@ func TestURLTestData(t *testing.T) {
 	for _, raw := range entries {
 		var c struct {
 			Input, Href, Origin, Protocol, Hostname, Pathname, Search, Hash string
-			Base                                                          *string
-			Failure                                                       bool
+			Base                                                            *string
+			Failure                                                         bool
 		}
 		if json.Unmarshal(raw, &c) != nil || c.Failure || (c.Protocol != "http:" && c.Protocol != "https:") {
 			continue // comments, failures, other schemes
