@@ -327,8 +327,11 @@ func InboundSameOriginURL(ev Event, path string, set [][2]string, del []string) 
 	}
 	u := splitURL(r.URL())
 	var b strings.Builder
-	b.WriteString(u.scheme)
-	b.WriteString("://")
+	if u.scheme != "" {
+		b.WriteString(u.scheme)
+		b.WriteString(":")
+	}
+	b.WriteString("//")
 	b.WriteString(u.hostPort())
 	if path == "" {
 		path = u.pathname()
