@@ -279,13 +279,8 @@ func queryParam(ev Event, name string) (string, bool, error) {
 	if err != nil {
 		return "", false, err
 	}
-	name = utf8DecodeWithoutBOM(name)
-	for _, p := range parseForm(splitURL(r.URL()).query) {
-		if p.name == name {
-			return p.value, true, nil
-		}
-	}
-	return "", false, nil
+	v, ok := formGet(splitURL(r.URL()).query, utf8DecodeWithoutBOM(name))
+	return v, ok, nil
 }
 
 // InboundSameOriginURL is 构造入站同源网址: the request URL with a new path

@@ -456,6 +456,27 @@ func parseForm(input string) []formPair {
 	return list
 }
 
+// formGet is URLSearchParams.get(name) and has(name) over parseForm(input),
+// without building the list: the first pair named name.
+func formGet(input, name string) (value string, ok bool) {
+	for input != "" {
+		var seq string
+		if i := strings.IndexByte(input, '&'); i >= 0 {
+			seq, input = input[:i], input[i+1:]
+		} else {
+			seq, input = input, ""
+		}
+		if seq == "" {
+			continue
+		}
+		n, v, _ := strings.Cut(seq, "=")
+		if formDecode(n) == name {
+			return formDecode(v), true
+		}
+	}
+	return "", false
+}
+
 // formDecode: "Replace any 0x2B (+) in name and value with 0x20 (SP)." and
 // "Let nameString and valueString be the result of running UTF-8 decode
 // without BOM on the percent-decoding of name and value, respectively."

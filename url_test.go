@@ -568,6 +568,13 @@ func FuzzInboundURL(f *testing.F) {
 		if l2 := parseForm(s1); !slices.Equal(l1, l2) {
 			t.Fatalf("query %q: parse %q, reparse %q", q, l1, l2)
 		}
+		want, wantOK := "", false
+		if i := slices.IndexFunc(l1, func(p formPair) bool { return p.name == key }); i >= 0 {
+			want, wantOK = l1[i].value, true
+		}
+		if got, ok := formGet(q, key); got != want || ok != wantOK {
+			t.Fatalf("query %q: formGet(%q) = %q, %v; parseForm gives %q, %v", q, key, got, ok, want, wantOK)
+		}
 		if s2 := serializeForm(parseForm(s1)); s2 != s1 {
 			t.Fatalf("query %q: serialised %q then %q", q, s1, s2)
 		}
