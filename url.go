@@ -8,8 +8,8 @@ import (
 )
 
 // The WHATWG URL pieces the 入站 readers need, cited from the URL Standard
-// (https://url.spec.whatwg.org/, the living standard as of 2025, whose path
-// percent-encode set includes U+005E (^)):
+// (https://url.spec.whatwg.org/, the living standard since whatwg/url#846 of
+// March 2025, whose path percent-encode set includes U+005E (^)):
 //
 //   - reading the parts of a URL from its serialisation (§4.5), which is what
 //     Request.URL gives: splitURL, urlParts.pathname, .search, .origin;
@@ -105,8 +105,8 @@ func isScheme(s string) bool {
 	return s != ""
 }
 
-// isSpecialScheme: "A special scheme is a scheme listed in the first column of
-// the following table" (§4.1): ftp, file, http, https, ws, wss.
+// isSpecialScheme reports whether scheme is a special scheme (URL Standard
+// §4.2 URL miscellaneous): ftp, file, http, https, ws, wss.
 func isSpecialScheme(scheme string) bool {
 	switch scheme {
 	case "ftp", "file", "http", "https", "ws", "wss":
@@ -115,7 +115,7 @@ func isSpecialScheme(scheme string) bool {
 	return false
 }
 
-// defaultPort is the special scheme's default port (§4.1), "" for none.
+// defaultPort is the special scheme's default port (§4.2), "" for none.
 func defaultPort(scheme string) string {
 	switch scheme {
 	case "ftp":
@@ -186,7 +186,7 @@ const (
 	// Special-query percent-encode set: query and U+0027 (').
 	encodeSpecialQuery
 	// Path percent-encode set: query and ?, ^, `, {, }. (U+005E (^) was added
-	// in 2024; node 20 and older parsers leave it raw.)
+	// in March 2025, whatwg/url#846; node 20's parser leaves it raw.)
 	encodePath
 	// application/x-www-form-urlencoded percent-encode set: component and !,
 	// ', (, ), ~ — that is, everything but ASCII alphanumerics, *, -, ., _.
@@ -286,7 +286,7 @@ func percentDecode(s string, strict bool) (out string, ok bool) {
 // utf8DecodeWithoutBOM is the Encoding Standard's "UTF-8 decode without BOM":
 // valid UTF-8 passes unchanged (a leading U+FEFF included); each maximal
 // subpart of an ill-formed sequence becomes one U+FFFD (Encoding Standard
-// §4.1 UTF-8 decoder; Unicode §3.9 "U+FFFD Substitution of Maximal Subparts").
+// §8.1.1 UTF-8 decoder; Unicode §3.9 "U+FFFD Substitution of Maximal Subparts").
 func utf8DecodeWithoutBOM(s string) string {
 	if utf8.ValidString(s) {
 		return s
@@ -342,7 +342,7 @@ func maximalSubpart(s string) int {
 }
 
 // isSingleDot: "A single-dot URL path segment is a URL path segment that is
-// "." or an ASCII case-insensitive match for "%2e"." (§4.1)
+// "." or an ASCII case-insensitive match for "%2e"." (§4.2)
 func isSingleDot(seg string) bool {
 	return seg == "." || strings.EqualFold(seg, "%2e")
 }
