@@ -560,7 +560,20 @@ func FuzzInboundURL(f *testing.F) {
 		}
 		requestURL(false, key, url)
 		requestURL(true, url, path)
-		normalizePath(path)
+		// requestURL's output is a serialisation: parsed again, it is the
+		// same URL, and its path is normalised once and for all.
+		out := requestURL(true, "h.example", path)
+		u := splitURL(out)
+		target := u.path
+		if u.hasQuery {
+			target += "?" + u.query
+		}
+		if u.host != "h.example" || u.hasFragment || requestURL(true, u.hostPort(), target) != out {
+			t.Fatalf("requestURL(%q) = %q, which parses as %+v", path, out, u)
+		}
+		if p := normalizePath(path); normalizePath(p) != p {
+			t.Fatalf("normalizePath(%q) = %q, then %q", path, p, normalizePath(p))
+		}
 
 		q := splitURL(url).query
 		l1 := parseForm(q)
