@@ -46,7 +46,7 @@ func readURLTestdata(t testing.TB, name string, v any) {
 }
 
 // wantErr checks err against the row's expected error (nil: none expected).
-func wantErr(t *testing.T, name string, err error, want *struct{ Kind, Msg string }) bool {
+func wantErr(t *testing.T, name string, err error, want *struct{ Kind, Message string }) bool {
 	t.Helper()
 	if want == nil {
 		if err != nil {
@@ -57,25 +57,26 @@ func wantErr(t *testing.T, name string, err error, want *struct{ Kind, Msg strin
 	}
 	var e *Error
 	if !errors.As(err, &e) {
-		t.Errorf("%s: error %v, want %s %q", name, err, want.Kind, want.Msg)
+		t.Errorf("%s: error %v, want %s %q", name, err, want.Kind, want.Message)
 		return false
 	}
-	if e.Kind.String() != kindName(want.Kind) || e.Msg != want.Msg {
-		t.Errorf("%s: error %v %q, want %s %q", name, e.Kind, e.Msg, want.Kind, want.Msg)
+	if e.Kind != kindOf(want.Kind) || e.Msg != want.Message {
+		t.Errorf("%s: error %v %q, want %s %q", name, e.Kind, e.Msg, want.Kind, want.Message)
 	}
 	return false
 }
 
-func kindName(k string) string {
+// kindOf maps a row's error kind to Kind (0 for an unknown text).
+func kindOf(k string) Kind {
 	switch k {
-	case "Violation":
-		return Violation.String()
-	case "Failure":
-		return Failure.String()
-	case "Abort":
-		return Abort.String()
+	case "violation":
+		return Violation
+	case "failure":
+		return Failure
+	case "abort":
+		return Abort
 	}
-	return k
+	return 0
 }
 
 // TestURLTestData runs every non-failure WPT urltestdata.json entry whose
@@ -348,7 +349,7 @@ type sameOriginRow struct {
 	Set   [][2]string
 	Del   []string
 	Want  string
-	Error *struct{ Kind, Msg string }
+	Error *struct{ Kind, Message string }
 }
 
 func TestInboundSameOriginURL(t *testing.T) {
@@ -357,11 +358,11 @@ func TestInboundSameOriginURL(t *testing.T) {
 	// Rows only Go can hold: strings that are not UTF-8.
 	d.Rows = append(d.Rows,
 		sameOriginRow{Name: "路径不是有效 UTF-8", URL: "https://example.com/a", Path: "/a\xffb",
-			Error: &struct{ Kind, Msg string }{"Violation", MsgSameOriginPath}},
+			Error: &struct{ Kind, Message string }{"violation", MsgSameOriginPath}},
 		sameOriginRow{Name: "路径含残缺 UTF-8", URL: "https://example.com/a", Path: "/a\xe4\xb8",
-			Error: &struct{ Kind, Msg string }{"Violation", MsgSameOriginPath}},
+			Error: &struct{ Kind, Message string }{"violation", MsgSameOriginPath}},
 		sameOriginRow{Name: "路径 UTF-8 编码的 U+0085 是控制字符", URL: "https://example.com/a", Path: "/a\u0085",
-			Error: &struct{ Kind, Msg string }{"Violation", MsgSameOriginPath}},
+			Error: &struct{ Kind, Message string }{"violation", MsgSameOriginPath}},
 		sameOriginRow{Name: "键值不是有效 UTF-8：按 USVString 换成 U+FFFD", URL: "https://example.com/p?\xef\xbf\xbd=1",
 			Set: [][2]string{{"\xff", "a\xe4\xb8b"}}, Want: "https://example.com/p?%EF%BF%BD=a%EF%BF%BDb"},
 		sameOriginRow{Name: "删除的键不是有效 UTF-8", URL: "https://example.com/p?%FF=1&b=2",
@@ -432,7 +433,7 @@ type readerRow struct {
 	Call      string
 	Arg       string
 	Want      any
-	Error     *struct{ Kind, Msg string }
+	Error     *struct{ Kind, Message string }
 }
 
 // callReader calls the reader named call; its result as any (string or bool).
@@ -475,7 +476,7 @@ func TestInboundURLReaders(t *testing.T) {
 	}
 	// Every documented kind: InboundEventKind returns it; a kind without a
 	// request fails every reader, even with a request attached.
-	noReq := &struct{ Kind, Msg string }{"Failure", MsgNoRequest}
+	noReq := &struct{ Kind, Message string }{"failure", MsgNoRequest}
 	for _, k := range d.DocumentedKinds {
 		if slices.Contains(d.RequestKinds, k) {
 			continue
