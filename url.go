@@ -242,7 +242,7 @@ func percentEncode(s string, set encodeSet) string {
 	return string(appendPercentEncoded(make([]byte, 0, len(s)), s, set, false))
 }
 
-func unhex(c byte) (byte, bool) {
+func hexValue(c byte) (byte, bool) {
 	switch {
 	case '0' <= c && c <= '9':
 		return c - '0', true
@@ -266,8 +266,8 @@ func percentDecode(s string, strict bool) (out string, ok bool) {
 		c := s[i]
 		if c == '%' {
 			if i+2 < len(s) {
-				hi, ok1 := unhex(s[i+1])
-				lo, ok2 := unhex(s[i+2])
+				hi, ok1 := hexValue(s[i+1])
+				lo, ok2 := hexValue(s[i+2])
 				if ok1 && ok2 {
 					b = append(b, hi<<4|lo)
 					i += 2
@@ -301,15 +301,15 @@ func utf8DecodeWithoutBOM(s string) string {
 			continue
 		}
 		b.WriteRune(utf8.RuneError)
-		i += maximalSubpart(s[i:])
+		i += illFormedLen(s[i:])
 	}
 	return b.String()
 }
 
-// maximalSubpart is the length of the ill-formed sequence at the start of s:
+// illFormedLen is the length of the ill-formed sequence at the start of s:
 // a lead byte and the continuation bytes that may follow it (Unicode Table
 // 3-7), or 1 for a byte that cannot start a sequence.
-func maximalSubpart(s string) int {
+func illFormedLen(s string) int {
 	c := s[0]
 	var need int
 	lo, hi := byte(0x80), byte(0xBF)
@@ -630,7 +630,7 @@ func serializeHostPort(scheme, hp string) string {
 	// mathematical integer value that is represented by buffer in radix-10
 	// … If port is url's scheme's default port, set url's port to null."
 	if port != "" {
-		if n, err := strconv.ParseUint(port, 10, 16); err == nil && isDigits(port) {
+		if n, err := strconv.ParseUint(port, 10, 16); err == nil && asciiDigits(port) {
 			port = strconv.FormatUint(n, 10)
 			if port == defaultPort(scheme) {
 				port = ""
@@ -643,7 +643,7 @@ func serializeHostPort(scheme, hp string) string {
 	return host + ":" + port
 }
 
-func isDigits(s string) bool {
+func asciiDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
 			return false
@@ -730,7 +730,7 @@ func parseIPv4(host string) (uint32, bool) {
 	}
 	// ends-in-a-number checker: the last part is all digits, or 0x hex.
 	lastPart := parts[len(parts)-1]
-	if !isDigits(lastPart) {
+	if !asciiDigits(lastPart) {
 		if _, ok := parseIPv4Number(lastPart); !ok || !(strings.HasPrefix(lastPart, "0x")) {
 			return 0, false
 		}
@@ -778,7 +778,7 @@ func parseIPv4Number(s string) (uint64, bool) {
 	}
 	var n uint64
 	for i := 0; i < len(s); i++ {
-		d, ok := unhex(s[i])
+		d, ok := hexValue(s[i])
 		if !ok || int(d) >= base {
 			return 0, false
 		}
