@@ -46,7 +46,7 @@ type urlParts struct {
 func splitURL(s string) urlParts {
 	var u urlParts
 	if i := strings.IndexByte(s, ':'); i > 0 && isScheme(s[:i]) {
-		u.scheme, s = strings.ToLower(s[:i]), s[i+1:]
+		u.scheme, s = asciiLower(s[:i]), s[i+1:]
 	}
 	if i := strings.IndexByte(s, '#'); i >= 0 {
 		s, u.fragment, u.hasFragment = s[:i], s[i+1:], true
@@ -83,7 +83,7 @@ func splitURL(s string) urlParts {
 		if isSpecialScheme(u.scheme) {
 			// A special URL's domain and IP address are ASCII lower case
 			// (§3.5 host parsing); a non-special opaque host keeps its case.
-			u.host = strings.ToLower(u.host)
+			u.host = asciiLower(u.host)
 		}
 	}
 	u.path = s
@@ -563,8 +563,9 @@ func requestURL(tls bool, host, requestURI string) string {
 	if tls {
 		scheme = "https"
 	}
-	// §4.4 basic URL parser: "Remove all ASCII tab or newline from input."
-	// "Remove any leading and trailing C0 control or space from input."
+	// §4.4 basic URL parser: "Remove any leading and trailing C0 control or
+	// space from input." (the input starts with the scheme, so only trailing
+	// ones go) and "Remove all ASCII tab or newline from input."
 	target := strings.TrimRight(removeTabNewline(requestURI), "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f ")
 	host = removeTabNewline(host)
 	if h, rest, ok := absoluteForm(target); ok {
@@ -643,6 +644,22 @@ func serializeHostPort(scheme, hp string) string {
 	return host + ":" + port
 }
 
+// asciiLower is ASCII lowercase (Infra): A–Z become a–z; other bytes stay.
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
 func asciiDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
@@ -661,9 +678,9 @@ func serializeHost(host string) string {
 		if a, err := netip.ParseAddr(host[1 : len(host)-1]); err == nil && a.Is6() && a.Zone() == "" {
 			return "[" + serializeIPv6(a.As16()) + "]"
 		}
-		return strings.ToLower(host)
+		return asciiLower(host)
 	}
-	host = strings.ToLower(host)
+	host = asciiLower(host)
 	if v4, ok := parseIPv4(host); ok {
 		return strconv.Itoa(int(v4>>24)) + "." + strconv.Itoa(int(v4>>16&255)) + "." +
 			strconv.Itoa(int(v4>>8&255)) + "." + strconv.Itoa(int(v4&255))

@@ -415,6 +415,7 @@ func TestRequestURL(t *testing.T) {
 		row{"0x 是 IPv4 0", false, "0x", "/", "http://0.0.0.0/"},
 		row{"以 0x 结尾的域名无效：原样保留", false, "a.0x", "/", "http://a.0x/"},
 		row{"空主机", false, "", "/", "http:///"},
+		row{"非 ASCII 主机只小写 ASCII，不做 IDNA", false, "Ä\xffB", "/", "http://Ä\xffb/"},
 	)
 	for _, r := range d.Rows {
 		if got := requestURL(r.TLS, r.Host, r.Target); got != r.Want {
