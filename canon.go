@@ -1,8 +1,8 @@
 package hostbridge
 
 import (
-	"errors"
 	"strconv"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -44,11 +44,765 @@ type syntaxError struct {
 }
 
 // canonical appends to dst the canonical form of the JSON text src,
-// JSON.stringify(JSON.parse(src)), and describes the value. An error is a
-// *syntaxError.
+// JSON.stringify(JSON.parse(src)), and describes the parsed value. src must
+// be valid UTF-8 and strict RFC 8259 JSON, as JSON.parse takes it: no BOM,
+// no comments, no trailing commas, whitespace only space, tab, LF and CR. An
+// error is a *syntaxError.
 func canonical(dst, src []byte, o *canonOptions) ([]byte, canonInfo, error) {
-	return dst, canonInfo{}, errors.New("canonical: not implemented yet")
+	p := parser{src: src, out: dst, o: o}
+	if need := len(dst) + len(src) + 16; cap(dst) < need {
+		p.out = make([]byte, len(dst), need)
+		copy(p.out, dst)
+	}
+	i := skipSpace(src, 0)
+	end, info, err := p.value(i)
+	if err != nil {
+		return dst, canonInfo{}, err
+	}
+	if end = skipSpace(src, end); end < len(src) {
+		return dst, canonInfo{}, &syntaxError{SyntaxAfterJSON, end}
+	}
+	return p.out, info, nil
 }
+
+// parser is one canonicalisation. It never recurses: open containers live on
+// stack, the members of open objects on members, so 10^6 nested brackets
+// cost memory in proportion, never Go stack.
+type parser struct {
+	src     []byte
+	out     []byte
+	o       *canonOptions
+	stack   []frame
+	members []member
+	order   []int
+	scratch []byte
+}
+
+// frame is an open array or object.
+type frame struct {
+	object  bool
+	start   int            // offset of '[' or '{' in out
+	memBase int            // this object's first entry in parser.members
+	reorder bool           // an array-index key or a duplicate: rewrite at close
+	keys    map[string]int // key → first member, once an object has many
+	depth   int            // deepest child so far
+	prob    problem        // first problem so far: its own nesting, then its children's
+	self    problem        // its own nesting problem alone
+}
+
+// member is one key and value of an open object, as written to out.
+type member struct {
+	keyStart int     // offset of the key's opening quote in out
+	keyEnd   int     // offset after its closing quote
+	valEnd   int     // offset after the value
+	keyOff   int     // offset of the key in src
+	index    int64   // the key as an array index, or -1
+	first    int     // the member whose key this repeats, or -1
+	last     int     // for a first occurrence: the member holding the last value
+	marker   bool    // the key is a reserved host marker (with canonOptions.markers)
+	depth    int     // of the value
+	prob     problem // of the value
+}
+
+// value parses the one JSON value at src[i:] and returns the offset after it.
+func (p *parser) value(i int) (int, canonInfo, error) {
+	src := p.src
+	base := len(p.stack)
+	var (
+		depth int
+		prob  problem
+		err   error
+	)
+	for {
+		// Parse one value at i; a container is pushed and its first member
+		// or element parsed next.
+		if i >= len(src) {
+			return i, canonInfo{}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+		}
+		switch c := src[i]; {
+		case c == '{' || c == '[':
+			level := len(p.stack) - base + 1
+			if p.o.maxDepth > 0 && level > p.o.maxDepth {
+				return i, canonInfo{}, &syntaxError{SyntaxTooDeep, i}
+			}
+			f := frame{object: c == '{', start: len(p.out), memBase: len(p.members)}
+			if p.o.deepOver > 0 && level > p.o.deepOver {
+				f.self = problem{problemDeep, i}
+				f.prob = f.self
+			}
+			p.out = append(p.out, c)
+			p.stack = append(p.stack, f)
+			i = skipSpace(src, i+1)
+			if i < len(src) && (src[i] == '}' && c == '{' || src[i] == ']' && c == '[') {
+				i++
+				depth, prob = p.close()
+				break
+			}
+			if c == '{' {
+				if i, err = p.key(i); err != nil {
+					return i, canonInfo{}, err
+				}
+			}
+			continue
+		case c == '"':
+			if i, err = p.str(i); err != nil {
+				return i, canonInfo{}, err
+			}
+			depth, prob = 0, problem{}
+		case c == '-' || '0' <= c && c <= '9':
+			if i, prob, err = p.number(i); err != nil {
+				return i, canonInfo{}, err
+			}
+			depth = 0
+		case c == 't':
+			if i, err = p.literal(i, "true"); err != nil {
+				return i, canonInfo{}, err
+			}
+			depth, prob = 0, problem{}
+		case c == 'f':
+			if i, err = p.literal(i, "false"); err != nil {
+				return i, canonInfo{}, err
+			}
+			depth, prob = 0, problem{}
+		case c == 'n':
+			if i, err = p.literal(i, "null"); err != nil {
+				return i, canonInfo{}, err
+			}
+			depth, prob = 0, problem{}
+		default:
+			return i, canonInfo{}, p.unexpected(i)
+		}
+		// A value is complete: hand it to its container, which may complete
+		// in turn.
+		for {
+			if len(p.stack) == base {
+				return i, canonInfo{depth, prob}, nil
+			}
+			p.attach(depth, prob)
+			f := &p.stack[len(p.stack)-1]
+			i = skipSpace(src, i)
+			if i >= len(src) {
+				return i, canonInfo{}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+			}
+			c := src[i]
+			if c == ',' {
+				p.out = append(p.out, ',')
+				i = skipSpace(src, i+1)
+				if f.object {
+					if i, err = p.key(i); err != nil {
+						return i, canonInfo{}, err
+					}
+				}
+				break
+			}
+			if f.object && c == '}' || !f.object && c == ']' {
+				i++
+				depth, prob = p.close()
+				continue
+			}
+			return i, canonInfo{}, p.unexpected(i)
+		}
+	}
+}
+
+// attach records a complete value in the innermost open container.
+func (p *parser) attach(depth int, prob problem) {
+	f := &p.stack[len(p.stack)-1]
+	if depth > f.depth {
+		f.depth = depth
+	}
+	if f.object {
+		m := &p.members[len(p.members)-1]
+		m.valEnd = len(p.out)
+		m.depth = depth
+		m.prob = prob
+	}
+	if f.prob.kind == problemNone {
+		f.prob = prob
+	}
+}
+
+// key parses an object key at src[i:], then the colon, and opens a member.
+func (p *parser) key(i int) (int, error) {
+	src := p.src
+	if i >= len(src) {
+		return i, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+	}
+	if src[i] != '"' {
+		return i, p.unexpected(i)
+	}
+	keyStart := len(p.out)
+	j, err := p.str(i)
+	if err != nil {
+		return j, err
+	}
+	j = skipSpace(src, j)
+	if j >= len(src) {
+		return j, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+	}
+	if src[j] != ':' {
+		return j, p.unexpected(j)
+	}
+	m := member{keyStart: keyStart, keyEnd: len(p.out), keyOff: i, first: -1}
+	p.out = append(p.out, ':')
+	key := p.out[keyStart:m.keyEnd]
+	m.index = arrayIndex(key)
+	f := &p.stack[len(p.stack)-1]
+	if p.o.markers && isMarker(key) {
+		m.marker = true
+		if f.prob.kind == problemNone {
+			f.prob = problem{problemMarker, i}
+		}
+	}
+	n := len(p.members) - f.memBase // this member's number in the object
+	m.last = len(p.members)
+	if first := p.lookup(f, key); first >= 0 {
+		m.first = first
+		p.members[first].last = len(p.members)
+		f.reorder = true
+	} else if m.index >= 0 {
+		f.reorder = true
+	}
+	if f.keys != nil && m.first < 0 {
+		f.keys[string(key)] = len(p.members)
+	} else if f.keys == nil && n == 16 {
+		f.keys = make(map[string]int, 32)
+		for k := f.memBase; k < len(p.members); k++ {
+			mk := p.members[k]
+			if mk.first < 0 {
+				f.keys[string(p.out[mk.keyStart:mk.keyEnd])] = k
+			}
+		}
+		if m.first < 0 {
+			f.keys[string(key)] = len(p.members)
+		}
+	}
+	p.members = append(p.members, m)
+	return skipSpace(src, j+1), nil
+}
+
+// lookup returns the member of f whose key is key, or -1.
+func (p *parser) lookup(f *frame, key []byte) int {
+	if f.keys != nil {
+		if k, ok := f.keys[string(key)]; ok {
+			return k
+		}
+		return -1
+	}
+	for k := f.memBase; k < len(p.members); k++ {
+		m := &p.members[k]
+		if m.first < 0 && string(p.out[m.keyStart:m.keyEnd]) == string(key) {
+			return k
+		}
+	}
+	return -1
+}
+
+// close ends the innermost container and returns its depth and problem.
+func (p *parser) close() (int, problem) {
+	f := p.stack[len(p.stack)-1]
+	p.stack = p.stack[:len(p.stack)-1]
+	if !f.object {
+		p.out = append(p.out, ']')
+		return f.depth + 1, f.prob
+	}
+	if !f.reorder {
+		p.out = append(p.out, '}')
+		p.members = p.members[:f.memBase]
+		return f.depth + 1, f.prob
+	}
+	depth, prob := p.rewrite(&f)
+	p.members = p.members[:f.memBase]
+	return depth, prob
+}
+
+// rewrite writes the object of f again in JavaScript's order: "array index"
+// keys ascending, then the other keys in order of first appearance, each
+// with its last value (ECMA-262 OrdinaryOwnPropertyKeys; JSON.parse's
+// CreateDataProperty keeps a repeated key's first position). Only the
+// members that survive count for depth and problems.
+func (p *parser) rewrite(f *frame) (int, problem) {
+	ms := p.members[f.memBase:]
+	p.order = p.order[:0]
+	for k := range ms {
+		if ms[k].first < 0 {
+			p.order = append(p.order, f.memBase+k)
+		}
+	}
+	// Insertion sort of the index keys to the front: stable, and objects
+	// with index keys are small in practice.
+	ord := p.order
+	for a := 1; a < len(ord); a++ {
+		x := p.members[ord[a]].index
+		if x < 0 {
+			continue
+		}
+		b := a
+		for b > 0 && (p.members[ord[b-1]].index < 0 || p.members[ord[b-1]].index > x) {
+			b--
+		}
+		if b < a {
+			v := ord[a]
+			copy(ord[b+1:a+1], ord[b:a])
+			ord[b] = v
+		}
+	}
+	buf := append(p.scratch[:0], '{')
+	depth := 0
+	prob := f.self // the object's own nesting problem comes first
+	for n, k := range ord {
+		m := &p.members[k]
+		last := &p.members[m.last]
+		if n > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, p.out[m.keyStart:m.keyEnd+1]...)
+		buf = append(buf, p.out[last.keyEnd+1:last.valEnd]...)
+		if last.depth > depth {
+			depth = last.depth
+		}
+		if m.marker {
+			// The surviving key is a marker, and it precedes any value it had.
+			prob = earlier(prob, problem{problemMarker, m.keyOff})
+		} else {
+			prob = earlier(prob, last.prob)
+		}
+	}
+	buf = append(buf, '}')
+	p.out = append(p.out[:f.start], buf...)
+	p.scratch = buf
+	return depth + 1, prob
+}
+
+// earlier returns whichever of a and b comes first in the text.
+func earlier(a, b problem) problem {
+	if a.kind == problemNone || b.kind != problemNone && b.off < a.off {
+		return b
+	}
+	return a
+}
+
+// isSpace: RFC 8259 §2, ws = *( %x20 / %x09 / %x0A / %x0D ).
+func skipSpace(src []byte, i int) int {
+	for i < len(src) {
+		switch src[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+			continue
+		}
+		break
+	}
+	return i
+}
+
+// The reserved host-marker keys, as canonical JSON strings: the queue
+// rejects them at any depth, "包括借 \u0024 之类转义拼出的键".
+var markerKeys = [...]string{`"$句柄"`, `"$未定义"`, `"$大整数"`, `"$数字"`}
+
+func isMarker(key []byte) bool {
+	if len(key) < 2 || key[1] != '$' {
+		return false
+	}
+	for _, k := range markerKeys {
+		if string(key) == k {
+			return true
+		}
+	}
+	return false
+}
+
+// arrayIndex returns the canonical JSON string key as an ECMAScript array
+// index (a canonical numeric string of 0 … 2^32−2), or -1.
+func arrayIndex(key []byte) int64 {
+	d := key[1 : len(key)-1]
+	if len(d) == 0 || len(d) > 10 || len(d) > 1 && d[0] == '0' {
+		return -1
+	}
+	var n int64
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return -1
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if n > 1<<32-2 {
+		return -1
+	}
+	return n
+}
+
+// literal parses true, false or null at src[i:].
+func (p *parser) literal(i int, word string) (int, error) {
+	for k := 0; k < len(word); k++ {
+		if i+k >= len(p.src) {
+			return i + k, &syntaxError{SyntaxUnexpectedEnd, len(p.src)}
+		}
+		if p.src[i+k] != word[k] {
+			return i + k, p.unexpected(i + k)
+		}
+	}
+	p.out = append(p.out, word...)
+	return i + len(word), nil
+}
+
+// unexpected is the error for the byte at src[i], which cannot start or
+// continue anything here.
+func (p *parser) unexpected(i int) error {
+	c := p.src[i]
+	if c >= utf8.RuneSelf {
+		r, size := utf8.DecodeRune(p.src[i:])
+		if r == utf8.RuneError && size == 1 {
+			return &syntaxError{SyntaxBadUTF8, i}
+		}
+		return &syntaxError{SyntaxUnexpectedToken + " '" + string(r) + "'", i}
+	}
+	if c < 0x20 || c == 0x7f {
+		return &syntaxError{SyntaxUnexpectedToken + " U+00" + string(hexDigits[c>>4]) + string(hexDigits[c&0xf]), i}
+	}
+	return &syntaxError{SyntaxUnexpectedToken + " '" + string(c) + "'", i}
+}
+
+// number parses the number at src[i:] (RFC 8259 §6: -? int frac? exp?),
+// takes its IEEE 754 double value as JSON.parse does, and writes it as
+// Number::toString does. A number beyond the double range is ±Infinity:
+// written null with infToNull (JSON.stringify), else reported.
+func (p *parser) number(i int) (int, problem, error) {
+	src := p.src
+	start := i
+	if src[i] == '-' {
+		i++
+	}
+	digits := i
+	switch {
+	case i >= len(src):
+		return i, problem{}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+	case src[i] == '0':
+		i++
+	case '1' <= src[i] && src[i] <= '9':
+		for i++; i < len(src) && '0' <= src[i] && src[i] <= '9'; i++ {
+		}
+	default:
+		return i, problem{}, &syntaxError{SyntaxBadNumber, i}
+	}
+	intEnd := i
+	fracStart := i
+	if i < len(src) && src[i] == '.' {
+		i++
+		fracStart = i
+		if i >= len(src) {
+			return i, problem{}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+		}
+		if src[i] < '0' || src[i] > '9' {
+			return i, problem{}, &syntaxError{SyntaxBadNumber, i}
+		}
+		for i++; i < len(src) && '0' <= src[i] && src[i] <= '9'; i++ {
+		}
+	}
+	fracEnd := i
+	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
+		i++
+		if i < len(src) && (src[i] == '+' || src[i] == '-') {
+			i++
+		}
+		if i >= len(src) {
+			return i, problem{}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+		}
+		if src[i] < '0' || src[i] > '9' {
+			return i, problem{}, &syntaxError{SyntaxBadNumber, i}
+		}
+		for i++; i < len(src) && '0' <= src[i] && src[i] <= '9'; i++ {
+		}
+	}
+	if verbatim(src[start:i], digits-start, intEnd-start, fracStart-start, fracEnd-start) {
+		p.out = append(p.out, src[start:i]...)
+		return i, problem{}, nil
+	}
+	var buf [15]byte
+	if !mayBeShort(src[digits:i], intEnd-digits, fracStart-digits, fracEnd-digits) {
+		// More than 15 significant digits: convert.
+	} else if d, n, ok := shortDecimal(&buf, src[digits:i], intEnd-digits, fracStart-digits, fracEnd-digits); ok {
+		if len(d) == 0 {
+			p.out = append(p.out, '0')
+		} else {
+			if src[start] == '-' {
+				p.out = append(p.out, '-')
+			}
+			p.out = appendDigits(p.out, d, n)
+		}
+		return i, problem{}, nil
+	}
+	f, err := strconv.ParseFloat(string(src[start:i]), 64)
+	if err != nil { // only ErrRange can happen here: ±Inf
+		p.out = append(p.out, "null"...)
+		if p.o.infToNull {
+			return i, problem{}, nil
+		}
+		return i, problem{problemInf, start}, nil
+	}
+	p.out = appendNumber(p.out, f)
+	return i, problem{}, nil
+}
+
+// verbatim reports whether the JSON number t, whose digits start at digits,
+// integer part ends at intEnd and fraction is t[fracStart:fracEnd], is
+// already written as Number::toString writes its value: no exponent, at most
+// 15 significant digits (so they are the shortest round-trip digits, see
+// shortDecimal), no trailing zero in the fraction, fewer than 6 zeros after
+// "0.", and not -0.
+func verbatim(t []byte, digits, intEnd, fracStart, fracEnd int) bool {
+	if fracEnd != len(t) {
+		return false // an exponent
+	}
+	if fracStart == fracEnd { // an integer
+		return intEnd-digits <= 15 && !(t[digits] == '0' && digits > 0)
+	}
+	if t[fracEnd-1] == '0' {
+		return false
+	}
+	if intEnd-digits == 1 && t[digits] == '0' {
+		z := fracStart
+		for z < fracEnd && t[z] == '0' {
+			z++
+		}
+		return z-fracStart <= 5 && fracEnd-z <= 15
+	}
+	return intEnd-digits+fracEnd-fracStart <= 15
+}
+
+// mayBeShort is a quick look at whether shortDecimal can succeed: at most 15
+// digits, or zeros it may strip.
+func mayBeShort(t []byte, intEnd, fracStart, fracEnd int) bool {
+	last := intEnd - 1
+	if fracStart < fracEnd {
+		last = fracEnd - 1
+	}
+	return intEnd+fracEnd-fracStart <= 16 || t[last] == '0' || t[0] == '0'
+}
+
+// shortDecimal returns the significant digits d and the exponent n of the
+// number t = 0.d × 10^n, an unsigned JSON number whose integer part ends at
+// intEnd and whose fraction is t[fracStart:fracEnd], when d has at most 15
+// digits and n is well inside the double range. Such a d is the shortest
+// round-trip form of the double t parses to: two decimals of at most 15
+// digits never share a double (DBL_DIG is 15), so no shorter one can, and
+// the number is written without converting it at all. d is empty for zero.
+func shortDecimal(buf *[15]byte, t []byte, intEnd, fracStart, fracEnd int) (d []byte, n int, ok bool) {
+	k, first, trail := 0, -1, 0 // digits kept; position of the first nonzero; zeros pending
+	pos := 0                    // digit position, counting integer then fraction digits
+	for i := 0; i < fracEnd; i++ {
+		if i == intEnd {
+			i = fracStart
+			if i >= fracEnd {
+				break
+			}
+		}
+		c := t[i]
+		if first < 0 {
+			if c == '0' {
+				pos++
+				continue
+			}
+			first = pos
+		}
+		if c == '0' {
+			trail++
+		} else {
+			if k+trail >= len(buf) {
+				return nil, 0, false
+			}
+			for ; trail > 0; trail-- {
+				buf[k] = '0'
+				k++
+			}
+			buf[k] = c
+			k++
+		}
+		pos++
+	}
+	if first < 0 {
+		return nil, 0, true // zero, whatever its sign and exponent
+	}
+	exp := 0
+	if fracEnd < len(t) { // an exponent: e, E, sign, digits
+		e := t[fracEnd+1:]
+		neg := e[0] == '-'
+		if e[0] == '-' || e[0] == '+' {
+			e = e[1:]
+		}
+		if len(e) > 4 {
+			return nil, 0, false
+		}
+		for _, c := range e {
+			exp = exp*10 + int(c-'0')
+		}
+		if neg {
+			exp = -exp
+		}
+	}
+	n = intEnd - first + exp
+	if n < -290 || n > 290 {
+		return nil, 0, false
+	}
+	return buf[:k], n, true
+}
+
+// str parses the string at src[i:] (RFC 8259 §7) and writes it as
+// JSON.stringify does: raw UTF-8 but for '"', '\\' and C0 controls, and a
+// lone surrogate as a lower-case \udxxx escape (ECMA-262 QuoteJSONString).
+func (p *parser) str(i int) (int, error) {
+	src := p.src
+	p.out = append(p.out, '"')
+	j := i + 1
+	run := j // start of the bytes to copy as they are
+	for {
+		for j < len(src) && strSafe[src[j]] {
+			j++
+		}
+		if j >= len(src) {
+			return j, &syntaxError{SyntaxUnterminated, len(src)}
+		}
+		switch c := src[j]; {
+		case c == '"':
+			p.out = append(p.out, src[run:j]...)
+			p.out = append(p.out, '"')
+			return j + 1, nil
+		case c == '\\':
+			p.out = append(p.out, src[run:j]...)
+			n, err := p.escape(j)
+			if err != nil {
+				return n, err
+			}
+			j, run = n, n
+		case c < 0x20:
+			return j, &syntaxError{SyntaxBadControl, j}
+		default: // c >= 0x80
+			n := utf8Len(src[j:])
+			if n == 0 {
+				return j, &syntaxError{SyntaxBadUTF8, j}
+			}
+			j += n
+		}
+	}
+}
+
+// escape decodes the escape at src[j:] (a backslash) into out and returns
+// the offset after it.
+func (p *parser) escape(j int) (int, error) {
+	src := p.src
+	if j+1 >= len(src) {
+		return j, &syntaxError{SyntaxUnterminated, len(src)}
+	}
+	switch src[j+1] {
+	case '"', '\\':
+		p.out = append(p.out, '\\', src[j+1])
+	case '/':
+		p.out = append(p.out, '/')
+	case 'b':
+		p.out = append(p.out, '\\', 'b')
+	case 'f':
+		p.out = append(p.out, '\\', 'f')
+	case 'n':
+		p.out = append(p.out, '\\', 'n')
+	case 'r':
+		p.out = append(p.out, '\\', 'r')
+	case 't':
+		p.out = append(p.out, '\\', 't')
+	case 'u':
+		u, ok := hex4(src, j+2)
+		if !ok {
+			return j, &syntaxError{SyntaxBadUnicode, j}
+		}
+		j += 6
+		switch {
+		case u < 0x80:
+			if u < 0x20 || u == '"' || u == '\\' {
+				p.out = appendEscape(p.out, byte(u))
+			} else {
+				p.out = append(p.out, byte(u))
+			}
+		case utf16.IsSurrogate(rune(u)):
+			if u < 0xdc00 && j+1 < len(src) && src[j] == '\\' && src[j+1] == 'u' {
+				if lo, ok := hex4(src, j+2); ok && 0xdc00 <= lo && lo < 0xe000 {
+					p.out = utf8.AppendRune(p.out, utf16.DecodeRune(rune(u), rune(lo)))
+					return j + 6, nil
+				}
+			}
+			p.out = append(p.out, '\\', 'u', hexDigits[u>>12], hexDigits[u>>8&0xf], hexDigits[u>>4&0xf], hexDigits[u&0xf])
+		default:
+			p.out = utf8.AppendRune(p.out, rune(u))
+		}
+		return j, nil
+	default:
+		return j, &syntaxError{SyntaxBadEscape, j}
+	}
+	return j + 2, nil
+}
+
+// hex4 reads the four hex digits at src[i:].
+func hex4(src []byte, i int) (uint16, bool) {
+	if i+4 > len(src) {
+		return 0, false
+	}
+	var u uint16
+	for _, c := range src[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		u = u<<4 | uint16(c)
+	}
+	return u, true
+}
+
+// utf8Len returns the length of the valid UTF-8 sequence starting src, a
+// byte of 0x80 or more, or 0 when it is not valid (Unicode Table 3-7).
+func utf8Len(src []byte) int {
+	c := src[0]
+	switch {
+	case c < 0xc2:
+		return 0
+	case c < 0xe0:
+		if len(src) >= 2 && src[1]&0xc0 == 0x80 {
+			return 2
+		}
+	case c < 0xf0:
+		lo, hi := byte(0x80), byte(0xbf)
+		if c == 0xe0 {
+			lo = 0xa0
+		} else if c == 0xed {
+			hi = 0x9f
+		}
+		if len(src) >= 3 && lo <= src[1] && src[1] <= hi && src[2]&0xc0 == 0x80 {
+			return 3
+		}
+	case c < 0xf5:
+		lo, hi := byte(0x80), byte(0xbf)
+		if c == 0xf0 {
+			lo = 0x90
+		} else if c == 0xf4 {
+			hi = 0x8f
+		}
+		if len(src) >= 4 && lo <= src[1] && src[1] <= hi && src[2]&0xc0 == 0x80 && src[3]&0xc0 == 0x80 {
+			return 4
+		}
+	}
+	return 0
+}
+
+// strSafe marks the bytes a string copies as they are: not '"', '\\', a C0
+// control, or the start of a multi-byte sequence.
+var strSafe = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // Error words the error as JavaScript hosts do: "SyntaxError: Unexpected
 // token 'x' in JSON at position 5".
@@ -71,25 +825,31 @@ func appendNumber(dst []byte, f float64) []byte {
 	// Shortest digits: "d.ddde±xx" from strconv, then laid out as ECMA-262 says.
 	var buf [32]byte
 	e := strconv.AppendFloat(buf[:0], f, 'e', -1, 64)
-	mant, exp := e, 0
-	for i, c := range e {
-		if c == 'e' {
-			mant = e[:i]
-			x, _ := strconv.Atoi(string(e[i+1:]))
-			exp = x
-			break
-		}
-	}
 	var digits [24]byte
-	k := 0
-	for _, c := range mant {
-		if c != '.' {
+	k, exp, neg := 0, 0, false
+	for i := 0; i < len(e); i++ {
+		switch c := e[i]; {
+		case c == 'e':
+			neg = e[i+1] == '-'
+			for _, c := range e[i+2:] {
+				exp = exp*10 + int(c-'0')
+			}
+			i = len(e)
+		case c != '.':
 			digits[k] = c
 			k++
 		}
 	}
-	d := digits[:k]
-	n := exp + 1 // the value is 0.d × 10^n
+	if neg {
+		exp = -exp
+	}
+	return appendDigits(dst, digits[:k], exp+1)
+}
+
+// appendDigits lays out the value 0.d × 10^n, d being the shortest
+// round-trip digits (no leading or trailing zero), as Number::toString does.
+func appendDigits(dst, d []byte, n int) []byte {
+	k := len(d)
 	switch {
 	case k <= n && n <= 21:
 		dst = append(dst, d...)

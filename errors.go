@@ -106,7 +106,7 @@ const (
 // JavaScript hosts word them; the offset counts bytes of the decoded text.
 const (
 	SyntaxPrefix          = "SyntaxError: "
-	SyntaxUnexpectedEnd   = "Unexpected end of JSON input"
+	SyntaxUnexpectedEnd   = "Unexpected end of input"
 	SyntaxUnexpectedToken = "Unexpected token" // + " 'c'"
 	SyntaxBadControl      = "Bad control character in string literal"
 	SyntaxBadEscape       = "Bad escaped character"
@@ -115,6 +115,6 @@ const (
 	SyntaxBadNumber       = "Invalid number"
 	SyntaxBadUTF8         = "Invalid UTF-8"
 	SyntaxTooDeep         = "Nesting deeper than 1000 levels"
-	SyntaxAfterJSON       = "Unexpected non-whitespace character after JSON"
+	SyntaxAfterJSON       = "Unexpected non-whitespace character after the value"
 	SyntaxPosition        = " in JSON at position " // + offset
 )
