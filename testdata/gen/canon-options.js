@@ -63,9 +63,9 @@ const rows = [
   ['nested marker replaced by a later duplicate is not reported', '{"x":[{"y":{"$未定义":1}}],"x":[]}', M, 'none'],
   ['marker replaced, a later surviving marker is reported', '{"a":{"$句柄":1},"b":{§"$数字":1},"a":2}', M, 'marker'],
   ['marker replaced by a value that has a marker too', '{"a":{"$句柄":1},"a":{§"$句柄":2}}', M, 'marker'],
-  ['marker key repeated: the key survives', '{"$句柄":1,"$句柄":2}', M, 'marker', { noOff: true }],
-  ['marker key repeated inside an array', '[{"x":0,"$数字":1,"$数字":2}]', M, 'marker', { noOff: true }],
-  ['marker key repeated, both spellings', '{"$句柄":1,"\\u0024句柄":2}', M, 'marker', { noOff: true }],
+  ['marker key repeated: reported at its first occurrence', '{§"$句柄":1,"$句柄":2}', M, 'marker'],
+  ['marker key repeated inside an array', '[{"x":0,§"$数字":1,"$数字":2}]', M, 'marker'],
+  ['marker key repeated, both spellings', '{§"$句柄":1,"\\u0024句柄":2}', M, 'marker'],
   ['later duplicate replaces the object holding a marker by a string', '[{"k":{"$大整数":"9"},"k":"$大整数"}]', M, 'none'],
   ['duplicate in an earlier value does not hide a later marker', '[{"a":1,"a":2},{§"$句柄":0}]', M, 'marker'],
 
@@ -103,7 +103,7 @@ const rows = [
   ['deepOver 2: a scalar under depth 2 is fine', '{"a":[1,"x",null]}', { deepOver: 2 }, 'none'],
   ['deepOver: the first too-deep container in text order', '[[1],[[§[]]],[[[[]]]]]', { deepOver: 3 }, 'deep'],
   ['deepOver: too-deep value replaced by a duplicate', '{"a":[[[1]]],"a":[1]}', { deepOver: 2 }, 'none'],
-  ['deepOver: too-deep replacement is reported', '{"a":1,"a":[§[1]]}', { deepOver: 1 }, 'deep'],
+  ['deepOver: too-deep replacement is reported', '{"a":1,"a":§[[1]]}', { deepOver: 1 }, 'deep'],
 
   // ---- depth of the parsed value ----------------------------------------------
   ['depth of a number is 0', '1', {}, 'none'],
@@ -119,9 +119,9 @@ const rows = [
   ['depth with whitespace everywhere', ' \t\n\r[ \t\n\r{ "a" : [ ] } ]\r\n', {}, 'none'],
 
   // ---- syntax errors, with options -------------------------------------------
-  ['empty text', '', {}, 'error', { reason: 'Unexpected end of JSON input', errorOff: 0 }],
-  ['whitespace only', ' \n', {}, 'error', { reason: 'Unexpected end of JSON input', errorOff: 2 }],
-  ['unclosed array', '[1,', {}, 'error', { reason: 'Unexpected end of JSON input', errorOff: 3 }],
+  ['empty text', '', {}, 'error', { reason: 'Unexpected end of input', errorOff: 0 }],
+  ['whitespace only', ' \n', {}, 'error', { reason: 'Unexpected end of input', errorOff: 2 }],
+  ['unclosed array', '[1,', {}, 'error', { reason: 'Unexpected end of input', errorOff: 3 }],
   ['unclosed string', '"abc', {}, 'error'],
   ['a BOM is not whitespace', '\ufeff{}', {}, 'error'],
   ['U+2028 is not whitespace', '\u2028{}', {}, 'error'],
@@ -130,9 +130,48 @@ const rows = [
   ['syntax error after a marker', '{"$句柄":1,}', M, 'error'],
   ['syntax error after ±Infinity', '[1e999', INF, 'error'],
   ['syntax error after a too-deep value', '[[[1]]],', { deepOver: 1 }, 'error'],
-  ['trailing garbage', '{} x', {}, 'error'],
-  ['two values', '1 2', {}, 'error'],
+  ['trailing garbage', '{} x', {}, 'error', { reason: 'Unexpected non-whitespace character after the value', errorOff: 3 }],
+  ['two values', '1 2', {}, 'error', { reason: 'Unexpected non-whitespace character after the value', errorOff: 2 }],
 ];
+
+// Numbers whose double needs the whole mantissa: halfway cases decided by
+// a digit far out, and long zeros around the point.
+const HALF = '1.00000000000000011102230246251565404236316680908203125'; // 1 + 2^-53
+const MIN_HALF = '2.4703282292062327208828439643411068618252990130716238221279284125033775363510437593264991818081799618989828234772285886546332835517796989819938739800539093906315035659515570226392290858392449105184435931802849936536152500319370457678249219365623669863658480757001585769269903706311928279558551332927834338409351978015531246597263579574622766465272827220056374006485499977096599470454020828166226237857393450736339007967761930577506740176324673600968951340535537458516661134223766678604162159680461914467291840300530057530849048765391711386591646239524912623653881879636239373280423891018672348497668235089863388587925628302755995657524455507255189313690836254779186948667994968324049705821028513185451396213837722826145437693412532098591327667236328125e-324'; // 2^-1075
+for (const [name, num, expect, extra] of [
+  ['number: 1 + 2^-53 exactly rounds to even (1)', HALF, 'none'],
+  ['number: 1 + 2^-53 and a 1 after 900 zeros rounds up', HALF + '0'.repeat(900) + '1', 'none'],
+  ['number: 1 + 2^-53 and 900 zeros rounds to even', HALF + '0'.repeat(900), 'none'],
+  ['number: 2^-1075 exactly rounds to even (0)', MIN_HALF, 'none'],
+  ['number: 2.4703282292062328e-324 rounds up to 5e-324', '2.4703282292062328e-324', 'none'],
+  ['number: 1000 zeros after the point, then 1e1001', '0.' + '0'.repeat(1000) + '1e1001', 'none'],
+  ['number: 1 and 1000 zeros, e-1000', '1' + '0'.repeat(1000) + 'e-1000', 'none'],
+  ['number: 400 digits is ±Infinity', '9'.repeat(400), 'inf', { off: 1 }],
+  ['number: 0e999999999999 is 0', '0e999999999999', 'none'],
+  ['number: -0.0e-5 is 0', '-0.0e-5', 'none'],
+  ['number: 1e-99999999999 is 0', '1e-99999999999', 'none'],
+  ['number: 1e99999999999 is ±Infinity', '1e99999999999', 'inf', { off: 1 }],
+  ['number: 123456789012345678 (beyond 2^53)', '123456789012345678', 'none'],
+  ['number: 0.1e1 is 1', '0.1e1', 'none'],
+  ['number: 100e-2 is 1', '100e-2', 'none'],
+  ['number: 1.50 drops the zero', '1.50', 'none'],
+  ['number: 123456789012345.6 (16 digits)', '123456789012345.6', 'none'],
+  ['number: 0.000001 stays, 0.0000001 is 1e-7', '[0.000001,0.0000001,-0.00000123]', 'none'],
+]) {
+  rows.push([name, num.startsWith('[') ? num : '[' + num + ']', INF, expect, extra]);
+}
+
+// Objects past the point where canonical switches to a key index (16 keys).
+function bigObject(n, extra) {
+  const m = [];
+  for (let i = 0; i < n; i++) m.push('"k' + i + '":' + i);
+  return '{' + m.join(',') + extra + '}';
+}
+rows.push(['40 keys with late duplicates and index keys', bigObject(40, ',"k3":"x","30":1,"k39":[],"2":2,"k0":{},"\\u006b7":7,"30":3'), M, 'none']);
+rows.push(['40 keys, a marker value replaced after key 16', bigObject(20, ',"k5":{"$句柄":1},"k21":0,"k5":5'), M, 'none']);
+rows.push(['40 keys, a marker key after key 16', bigObject(20, ',§"\\u0024数字":1,"k21":0'), M, 'marker']);
+rows.push(['40 keys, a marker key repeated after key 16', bigObject(20, ',§"$数字":1,"k21":0,"$数字":2'), M, 'marker']);
+rows.push(['40 keys, ±Infinity replaced after key 16', bigObject(30, ',"k1":1e999,"k1":1'), INF, 'none']);
 
 // Rows whose text is built from a repeated piece.
 const nestRows = [
@@ -147,7 +186,7 @@ const nestRows = [
   ['maxDepth 1000: 1000 objects are fine', { open: '{"a":', n: 1000, inner: '0', close: '}' }, { maxDepth: 1000 }, 'none'],
   ['maxDepth 1000: 1001 objects are a syntax error', { open: '{"a":', n: 1001, inner: '0', close: '}' }, { maxDepth: 1000 }, 'error', { reason: 'Nesting deeper than 1000 levels', errorOff: 5000 }],
   ['maxDepth 1000: 1001 unclosed arrays are a syntax error (too deep)', { open: '[', n: 1001, inner: '', close: '' }, { maxDepth: 1000 }, 'error', { reason: 'Nesting deeper than 1000 levels', errorOff: 1000 }],
-  ['maxDepth 1000: 1000 unclosed arrays end early', { open: '[', n: 1000, inner: '', close: '' }, { maxDepth: 1000 }, 'error', { reason: 'Unexpected end of JSON input', errorOff: 1000 }],
+  ['maxDepth 1000: 1000 unclosed arrays end early', { open: '[', n: 1000, inner: '', close: '' }, { maxDepth: 1000 }, 'error', { reason: 'Unexpected end of input', errorOff: 1000 }],
   ['maxDepth 1000 with deepOver 24: 1000 deep is reported deep at 25', { open: '[', n: 1000, inner: '', close: ']' }, { maxDepth: 1000, deepOver: 24 }, 'deep', { off: 24 }],
   ['maxDepth 1: [] is fine', { open: '[', n: 1, inner: '', close: ']' }, { maxDepth: 1 }, 'none'],
   ['maxDepth 1: [[]] is a syntax error', { open: '[', n: 2, inner: '', close: ']' }, { maxDepth: 1 }, 'error', { errorOff: 1 }],
@@ -155,9 +194,10 @@ const nestRows = [
   ['deepOver 0 is off: 4000 arrays', { open: '[', n: 4000, inner: '', close: ']' }, { deepOver: 0, markers: true, infToNull: false }, 'none'],
 ];
 
-// The parser bound counts everything it reads, a replaced value too.
+// The parser bound counts everything it reads, a replaced value too. The
+// object is level 1, so the 1000th '[' opens level 1001.
 const big = '[' .repeat(1001) + ']'.repeat(1001);
-rows.push(['maxDepth 1000: a replaced 1001-deep value is still a syntax error', '{"a":' + big + ',"a":1}', { maxDepth: 1000 }, 'error', { reason: 'Nesting deeper than 1000 levels', errorOff: 5 + 1000, bound: true }]);
+rows.push(['maxDepth 1000: a replaced 1001-deep value is still a syntax error', '{"a":' + big + ',"a":1}', { maxDepth: 1000 }, 'error', { reason: 'Nesting deeper than 1000 levels', errorOff: 5 + 999, bound: true }]);
 const deep25 = '['.repeat(25) + ']'.repeat(25);
 rows.push(['deepOver 24: a replaced 25-deep value is not reported', '{"a":' + deep25 + ',"a":1}', { deepOver: 24 }, 'none']);
 
