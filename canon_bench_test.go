@@ -266,3 +266,56 @@ func TestWriteBenchDocs(t *testing.T) {
 		}
 	}
 }
+
+// worstDocs returns adversarial documents of about size bytes: an object of
+// array-index keys in descending order (canonical sorts them), an object of
+// distinct keys each repeated once, and size/2 nested arrays.
+func worstDocs(size int) []struct {
+	name string
+	src  []byte
+} {
+	var desc, dup bytes.Buffer
+	desc.WriteByte('{')
+	n := 0
+	for i := size / 9; desc.Len() < size-16 && i > 0; i-- {
+		if n > 0 {
+			desc.WriteByte(',')
+		}
+		desc.WriteString(`"` + strconv.Itoa(i) + `":0`)
+		n++
+	}
+	desc.WriteByte('}')
+	dup.WriteByte('{')
+	for i := 0; dup.Len() < size-32; i++ {
+		if i > 0 {
+			dup.WriteByte(',')
+		}
+		dup.WriteString(`"k` + strconv.Itoa(i) + `":0,"k` + strconv.Itoa(i/2) + `":1`)
+	}
+	dup.WriteByte('}')
+	nest := append(bytes.Repeat([]byte("["), size/2), bytes.Repeat([]byte("]"), size/2)...)
+	return []struct {
+		name string
+		src  []byte
+	}{{"indexKeysDesc", desc.Bytes()}, {"dupKeys", dup.Bytes()}, {"nested", nest}}
+}
+
+// BenchmarkCanonicalWorstCase measures adversarial inputs of the queue
+// producer's input limit (128000 bytes) with its options.
+func BenchmarkCanonicalWorstCase(b *testing.B) {
+	for _, d := range worstDocs(MaxMessageBytes) {
+		b.Run(d.name, func(b *testing.B) {
+			o := &canonOptions{deepOver: MaxMessageDepth, markers: true}
+			dst, _, err := canonical(nil, d.src, o)
+			skipIfStub(b, err)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(d.src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				dst, _, _ = canonical(dst[:0], d.src, o)
+			}
+		})
+	}
+}

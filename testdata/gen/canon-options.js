@@ -95,6 +95,9 @@ const rows = [
   ['marker comes before a too-deep value under it', '[{§"$句柄":[[1]]}]', { deepOver: 2, markers: true }, 'marker'],
   ['±Infinity before a too-deep sibling', '[§1e999,[[1]]]', { deepOver: 2, infToNull: false }, 'inf'],
   ['too deep before a later ±Infinity', '[[§[1]],1e999]', { deepOver: 2, infToNull: false }, 'deep'],
+  ['text order, not output order: ±Infinity before an index key sorted ahead', '{"b":§1e999,"0":[[1]]}', { deepOver: 1, infToNull: false }, 'inf'],
+  ['text order, not output order: too deep before an index key sorted ahead', '{"b":§[[1]],"0":1e999}', { deepOver: 1, infToNull: false }, 'deep'],
+  ['text order, not output order: marker before an index key sorted ahead', '{§"$数字":1,"7":[1e999]}', { markers: true, infToNull: false }, 'marker'],
   ['all options, nothing wrong', '{"a":[1,{"b":"$句柄"}],"$set":1e308}', ALL, 'none'],
 
   // ---- deepOver ----------------------------------------------------------
