@@ -34,3 +34,82 @@ type BatchMessage struct {
 
 // contentTypeJSON is the only content type the package sends: "消息按 JSON 内容类型存入队列".
 const contentTypeJSON = "json"
+
+// SendQueueMessage is 发送队列消息 (消息队列 0.1.0, 生产者): it sends the JSON
+// value body to the queue bound as binding, after delaySeconds (0: none).
+// The checks, in order, each stopping at its first problem:
+//
+//  1. binding: empty is a Violation (MsgEmptyBinding); "未授权或当前部署没有配置的
+//     名称是部署错误，宿主直接中止当前请求" — not Bound is an Abort.
+//  2. body: "输入文字与规范化后的文字都不得超过 128 KB，即 128000 个 UTF-8 字节"
+//     — the input first (MsgBodyTooLarge); then valid UTF-8 and strict JSON
+//     (MsgBodyNotJSON); then, on the parsed value, whichever comes first in
+//     the text of: nesting over MaxMessageDepth (MsgBodyTooDeep), a host
+//     marker key (MsgBodyMarker), a number that becomes ±Infinity
+//     (MsgBodyNotFinite); then the canonical text's size (MsgBodyTooLarge).
+//  3. delaySeconds: "延迟秒数须在 0 至 43200（12 小时）之间" (MsgDelayRange).
+//
+// Only then is the platform called, with the canonical JSON text and
+// SendOptions{ContentType: "json"}, plus DelaySeconds when it is not 0. A
+// platform error is a Failure: MsgSendFailed followed by its text.
+func SendQueueMessage(p Platform, binding, body string, delaySeconds int) error {
+	if err := checkBinding(p, binding); err != nil {
+		return err
+	}
+	canon, msg := canonicalBody([]byte(body))
+	if msg != "" {
+		return violation(msg)
+	}
+	if delaySeconds < 0 || delaySeconds > MaxDelaySeconds {
+		return violation(MsgDelayRange)
+	}
+	opts := SendOptions{ContentType: contentTypeJSON, DelaySeconds: delaySeconds}
+	if err := p.Send(binding, canon, opts); err != nil {
+		return failure(MsgSendFailed+err.Error(), err)
+	}
+	return nil
+}
+
+// checkBinding is the binding check both producer functions make first.
+func checkBinding(p Platform, binding string) error {
+	if binding == "" {
+		return violation(MsgEmptyBinding)
+	}
+	if p == nil || !p.Bound(binding) {
+		return abort(MsgBindingNotGranted + binding)
+	}
+	return nil
+}
+
+// bodyOptions are the queue's checks of a message body.
+var bodyOptions = canonOptions{deepOver: MaxMessageDepth, markers: true}
+
+// canonicalBody returns the canonical text of a message body, or the
+// message of its first problem.
+func canonicalBody(body []byte) ([]byte, string) {
+	if len(body) > MaxMessageBytes {
+		return nil, MsgBodyTooLarge
+	}
+	canon, info, err := canonical(nil, body, &bodyOptions)
+	if err != nil {
+		return nil, MsgBodyNotJSON
+	}
+	return canon, bodyProblem(canon, info)
+}
+
+// bodyProblem is the message for what canonical found in a syntactically
+// valid body, "" when it may be sent.
+func bodyProblem(canon []byte, info canonInfo) string {
+	switch info.prob.kind {
+	case problemDeep:
+		return MsgBodyTooDeep
+	case problemMarker:
+		return MsgBodyMarker
+	case problemInf:
+		return MsgBodyNotFinite
+	}
+	if len(canon) > MaxMessageBytes {
+		return MsgBodyTooLarge
+	}
+	return ""
+}

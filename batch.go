@@ -1,0 +1,232 @@
+package hostbridge
+
+import "strconv"
+
+// SendQueueBatch is 批量发送队列消息 (消息队列 0.1.0, 生产者): it sends the
+// messages of the JSON array batch, each item {"body":any JSON value,
+// "delaySeconds":integer 0…43200} (delaySeconds optional, no other key), to
+// the queue bound as binding. "本包在豫言里完整校验整个数组后才调用平台，任一项
+// 不合格则一条也不投递". The checks, in order, each stopping at its first
+// problem:
+//
+//  1. binding, as SendQueueMessage checks it;
+//  2. the text: at most MaxBatchBytes ("数组文字不超过 1 MiB"), then valid UTF-8
+//     and JSON whose value is an array (MsgBatchNotArray);
+//  3. the count: "数组有 1 至 100 项";
+//  4. each item in order, a problem reported with "：序号 n" (n from 0): not an
+//     object; a key other than body and delaySeconds (the first in
+//     JavaScript key order); no body; the body as SendQueueMessage checks it
+//     (its input size measured on its own span); delaySeconds not an integer
+//     (after JSON.parse: 30, 30.0 and 3e1 are 30) in 0…MaxDelaySeconds;
+//  5. the canonical bodies together: "全部 body 合计不超过 256000 字节".
+//
+// The array is scanned once, over the raw bytes: each body is canonicalised
+// where it stands, so a body holding "],[", {"body":1}, quotes or
+// backslashes is never mis-split. A repeated body or delaySeconds keeps its
+// last value, as JSON.parse does. A platform error is a Failure:
+// MsgBatchSendFailed followed by its text.
+func SendQueueBatch(p Platform, binding, batch string) error {
+	if err := checkBinding(p, binding); err != nil {
+		return err
+	}
+	if len(batch) > MaxBatchBytes {
+		return violation(MsgBatchTooLarge)
+	}
+	items, bodies, err := scanBatch([]byte(batch))
+	if err != nil {
+		return &Error{Kind: Violation, Msg: MsgBatchNotArray, Err: err}
+	}
+	switch {
+	case len(items) < 1:
+		return violation(MsgBatchEmpty)
+	case len(items) > MaxBatchMessages:
+		return violation(MsgBatchTooMany)
+	}
+	msgs := make([]BatchMessage, len(items))
+	total := 0
+	for n, it := range items {
+		body := bodies[it.bodyStart:it.bodyEnd]
+		msg := ""
+		switch {
+		case it.notObject:
+			msg = MsgItemNotObject
+		case it.hasBadKey:
+			msg = MsgItemBadKey + it.badKey
+		case !it.hasBody:
+			msg = MsgItemNoBody
+		case it.bodyInput > MaxMessageBytes:
+			msg = MsgBodyTooLarge
+		default:
+			msg = bodyProblem(body, it.bodyInfo)
+		}
+		if msg == "" && it.hasDelay {
+			msg = MsgDelayRange
+			if d, ok := delayValue(it.delay); ok {
+				msgs[n].DelaySeconds, msg = d, ""
+			}
+		}
+		if msg != "" {
+			return violation(itemError(msg, n))
+		}
+		msgs[n].Body = body
+		msgs[n].ContentType = contentTypeJSON
+		total += len(body)
+	}
+	if total > MaxBatchBodyBytes {
+		return violation(MsgBatchBodiesTotal)
+	}
+	if err := p.SendBatch(binding, msgs); err != nil {
+		return failure(MsgBatchSendFailed+err.Error(), err)
+	}
+	return nil
+}
+
+// batchItem is what the scan learnt of one item of a batch.
+type batchItem struct {
+	notObject          bool
+	hasBadKey          bool
+	badKey             string // the first key that is not body or delaySeconds, in JavaScript key order
+	badIndex           int64  // badKey as an array index, or -1
+	hasBody            bool
+	bodyStart, bodyEnd int // the last body's canonical text in the bodies buffer
+	bodyInput          int // the last body's input length, whitespace around it excluded
+	bodyInfo           canonInfo
+	hasDelay           bool
+	delay              []byte // the last delaySeconds, canonical
+}
+
+// scanBatch parses the batch text, which must be a JSON array, in one pass.
+// It returns the items and the buffer that holds their canonical bodies.
+func scanBatch(src []byte) ([]batchItem, []byte, error) {
+	p := parser{src: src, o: &bodyOptions}
+	var (
+		items  []batchItem
+		bodies = make([]byte, 0, len(src))
+		key    []byte // the current key, canonical
+		other  []byte // values that are not kept
+	)
+	i := skipSpace(src, 0)
+	if i >= len(src) {
+		return nil, nil, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+	}
+	if src[i] != '[' {
+		return nil, nil, p.unexpected(i)
+	}
+	i = skipSpace(src, i+1)
+	if i < len(src) && src[i] == ']' {
+		return nil, nil, trailing(src, i+1)
+	}
+	for {
+		it := batchItem{badIndex: -1}
+		if i < len(src) && src[i] == '{' {
+			i = skipSpace(src, i+1)
+			for first := true; ; first = false {
+				if i < len(src) && src[i] == '}' && first {
+					break
+				}
+				if i >= len(src) || src[i] != '"' {
+					return nil, nil, p.errorAt(i)
+				}
+				p.out = key[:0]
+				j, err := p.str(i)
+				if err != nil {
+					return nil, nil, err
+				}
+				key = p.out
+				if j = skipSpace(src, j); j >= len(src) || src[j] != ':' {
+					return nil, nil, p.errorAt(j)
+				}
+				i = skipSpace(src, j+1)
+				var info canonInfo
+				switch string(key) {
+				case `"body"`:
+					p.out = bodies
+					start := len(bodies)
+					j, info, err = p.value(i)
+					it.hasBody, it.bodyStart, it.bodyEnd, it.bodyInput, it.bodyInfo = true, start, len(p.out), j-i, info
+					bodies = p.out
+				case `"delaySeconds"`:
+					p.out = it.delay[:0]
+					j, _, err = p.value(i)
+					it.hasDelay, it.delay = true, p.out
+				default:
+					it.noteKey(key)
+					p.out = other[:0]
+					j, _, err = p.value(i)
+					other = p.out
+				}
+				if err != nil {
+					return nil, nil, err
+				}
+				if i = skipSpace(src, j); i < len(src) && src[i] == ',' {
+					i = skipSpace(src, i+1)
+					continue
+				}
+				if i >= len(src) || src[i] != '}' {
+					return nil, nil, p.errorAt(i)
+				}
+				break
+			}
+			i++
+		} else {
+			it.notObject = true
+			p.out = other[:0]
+			j, _, err := p.value(i)
+			if err != nil {
+				return nil, nil, err
+			}
+			other, i = p.out, j
+		}
+		items = append(items, it)
+		if i = skipSpace(src, i); i < len(src) && src[i] == ',' {
+			i = skipSpace(src, i+1)
+			continue
+		}
+		if i >= len(src) || src[i] != ']' {
+			return nil, nil, p.errorAt(i)
+		}
+		return items, bodies, trailing(src, i+1)
+	}
+}
+
+// noteKey records key, which is neither body nor delaySeconds, if it comes
+// first in JavaScript key order ("array index" keys ascending, then the
+// others as they first appear).
+func (it *batchItem) noteKey(key []byte) {
+	x := arrayIndex(key)
+	switch {
+	case !it.hasBadKey:
+	case x >= 0 && (it.badIndex < 0 || x < it.badIndex):
+	default:
+		return
+	}
+	it.hasBadKey, it.badKey, it.badIndex = true, string(key[1:len(key)-1]), x
+}
+
+// delayValue reads a canonical delaySeconds: an integer 0…MaxDelaySeconds.
+func delayValue(canon []byte) (int, bool) {
+	if len(canon) == 0 || len(canon) > 5 {
+		return 0, false
+	}
+	d, err := strconv.Atoi(string(canon))
+	if err != nil || d < 0 || d > MaxDelaySeconds {
+		return 0, false
+	}
+	return d, true
+}
+
+// errorAt is the syntax error at src[i], which may be the end.
+func (p *parser) errorAt(i int) error {
+	if i >= len(p.src) {
+		return &syntaxError{SyntaxUnexpectedEnd, len(p.src)}
+	}
+	return p.unexpected(i)
+}
+
+// trailing is the error for anything but whitespace after the value ending at i.
+func trailing(src []byte, i int) error {
+	if i = skipSpace(src, i); i < len(src) {
+		return &syntaxError{SyntaxAfterJSON, i}
+	}
+	return nil
+}

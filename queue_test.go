@@ -1,0 +1,335 @@
+package hostbridge
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// vectorFile is a conformance vector file (testdata/README.md).
+type vectorFile struct {
+	Spec     string `json:"spec"`
+	Table    string `json:"table"`
+	Platform struct {
+		Permissions json.RawMessage   `json:"permissions"`
+		Bindings    map[string]string `json:"bindings"`
+	} `json:"platform"`
+	Rows []struct {
+		Situation string            `json:"情境"`
+		Must      string            `json:"必须观察到"`
+		Cases     []json.RawMessage `json:"cases"`
+	} `json:"rows"`
+}
+
+func loadVectors(t testing.TB, name string) vectorFile {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f vectorFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if len(f.Rows) == 0 {
+		t.Fatalf("%s: no rows", name)
+	}
+	return f
+}
+
+// build makes the bytes a vector describes: a JSON string as it is (UTF-8),
+// {"hex": "…"}, {"repeat": v, "times": n}, or {"concat": [v, …]}.
+func build(t testing.TB, v json.RawMessage) []byte {
+	t.Helper()
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return []byte(s)
+	}
+	var b struct {
+		Hex    *string           `json:"hex"`
+		Repeat json.RawMessage   `json:"repeat"`
+		Times  int               `json:"times"`
+		Concat []json.RawMessage `json:"concat"`
+	}
+	if err := json.Unmarshal(v, &b); err != nil {
+		t.Fatalf("bad builder %s: %v", v, err)
+	}
+	switch {
+	case b.Hex != nil:
+		h, err := hex.DecodeString(*b.Hex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	case b.Repeat != nil:
+		return bytes.Repeat(build(t, b.Repeat), b.Times)
+	case b.Concat != nil:
+		var out []byte
+		for _, p := range b.Concat {
+			out = append(out, build(t, p)...)
+		}
+		return out
+	}
+	t.Fatalf("bad builder %s", v)
+	return nil
+}
+
+// wantError is how a vector writes an expected exception.
+type wantError struct {
+	Kind    string `json:"kind"` // violation, failure or abort
+	Message string `json:"message"`
+}
+
+var kindNames = map[string]Kind{"violation": Violation, "failure": Failure, "abort": Abort}
+
+// checkError compares err with the expected exception (nil: no error).
+func checkError(t *testing.T, err error, want *wantError) {
+	t.Helper()
+	if want == nil {
+		if err != nil {
+			t.Errorf("error %q, want none", err)
+		}
+		return
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Errorf("error %v, want %s %q", err, want.Kind, want.Message)
+		return
+	}
+	if e.Msg != want.Message || e.Kind != kindNames[want.Kind] {
+		t.Errorf("error %s %q, want %s %q", e.Kind, e.Msg, want.Kind, want.Message)
+	}
+	if e.Catchable() != (want.Kind != "abort") {
+		t.Errorf("Catchable() = %v for %s", e.Catchable(), want.Kind)
+	}
+}
+
+func newVectorPlatform(t *testing.T, f vectorFile) *MemoryPlatform {
+	p := NewMemoryPlatform()
+	for b, q := range f.Platform.Bindings {
+		p.Bind(b, q)
+	}
+	if err := p.GrantJSON(string(f.Platform.Permissions)); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestProducerVectors runs the producer rows of 一致性样例 and the limits
+// and decisions rows.
+func TestProducerVectors(t *testing.T) {
+	for _, name := range []string{"queue-producer.json", "queue-producer-limits.json"} {
+		f := loadVectors(t, name)
+		for _, row := range f.Rows {
+			for _, raw := range row.Cases {
+				var c struct {
+					Call          string          `json:"call"`
+					Binding       string          `json:"binding"`
+					Body          json.RawMessage `json:"body"`
+					Batch         json.RawMessage `json:"batch"`
+					DelaySeconds  int             `json:"delaySeconds"`
+					PlatformFails string          `json:"platformFails"`
+					Expect        struct {
+						Error *wantError `json:"error"`
+						Calls []struct {
+							Method   string `json:"method"`
+							Binding  string `json:"binding"`
+							Error    string `json:"error"`
+							Messages []struct {
+								Body    json.RawMessage `json:"body"`
+								Options SendOptions     `json:"options"`
+							} `json:"messages"`
+						} `json:"calls"`
+					} `json:"expect"`
+				}
+				if err := json.Unmarshal(raw, &c); err != nil {
+					t.Fatal(err)
+				}
+				t.Run(row.Situation, func(t *testing.T) {
+					p := newVectorPlatform(t, f)
+					if c.PlatformFails != "" {
+						p.FailNext(c.PlatformFails)
+					}
+					var err error
+					switch c.Call {
+					case "send":
+						err = SendQueueMessage(p, c.Binding, string(build(t, c.Body)), c.DelaySeconds)
+					case "sendBatch":
+						err = SendQueueBatch(p, c.Binding, string(build(t, c.Batch)))
+					default:
+						t.Fatalf("unknown call %q", c.Call)
+					}
+					checkError(t, err, c.Expect.Error)
+					got := p.Calls()
+					if len(got) != len(c.Expect.Calls) {
+						t.Fatalf("%s: platform got %d calls, want %d", row.Must, len(got), len(c.Expect.Calls))
+					}
+					for k, want := range c.Expect.Calls {
+						g := got[k]
+						if g.Method != want.Method || g.Binding != want.Binding || g.Err != want.Error || len(g.Messages) != len(want.Messages) {
+							t.Fatalf("call %d: %s %s (%d messages, err %q), want %s %s (%d, %q)", k,
+								g.Method, g.Binding, len(g.Messages), g.Err, want.Method, want.Binding, len(want.Messages), want.Error)
+						}
+						for m, wm := range want.Messages {
+							gm := g.Messages[m]
+							if wb := build(t, wm.Body); !bytes.Equal(gm.Body, wb) {
+								t.Errorf("message %d body %.80q…, want %.80q…", m, gm.Body, wb)
+							}
+							if gm.ContentType != wm.Options.ContentType || gm.DelaySeconds != wm.Options.DelaySeconds {
+								t.Errorf("message %d options %q/%d, want %q/%d", m, gm.ContentType, gm.DelaySeconds, wm.Options.ContentType, wm.Options.DelaySeconds)
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestErrorMessages pins every message of the producer to the byte: a
+// change of text is a change of API.
+func TestErrorMessages(t *testing.T) {
+	for got, want := range map[string]string{
+		MsgBodyNotJSON:              "\u6d88\u606f\u4f53\u4e0d\u662f\u6709\u6548\u7684 JSON \u6587\u5b57",
+		MsgBodyTooLarge:             "\u6d88\u606f\u4f53\u8d85\u8fc7 128000 \u5b57\u8282",
+		MsgDelayRange:               "\u5ef6\u8fdf\u79d2\u6570\u987b\u5728 0 \u81f3 43200 \u4e4b\u95f4",
+		MsgBatchTooMany:             "\u6279\u91cf\u6d88\u606f\u4e0d\u5f97\u8d85\u8fc7 100 \u6761",
+		MsgSendFailed:               "\u961f\u5217\u53d1\u9001\u5931\u8d25\uff1a",
+		itemError(MsgItemNoBody, 7): "\u6279\u91cf\u6d88\u606f\u9879\u7f3a\u5c11 body\uff1a\u5e8f\u53f7 7",
+	} {
+		if got != want {
+			t.Errorf("%q, want %q", got, want)
+		}
+	}
+	if strings.Contains(MsgItemSuffix, ":") {
+		t.Error("the item suffix uses the full-width colon")
+	}
+}
+
+// FuzzBatchSplit: the scan accepts exactly the texts that are JSON arrays,
+// finds one item per element, and each body it scanned is the canonical
+// form of that element's body as a JSON parser sees it.
+func FuzzBatchSplit(f *testing.F) {
+	for _, s := range []string{
+		`[{"body":"],["},{"body":{"body":1}},{"body":"say \"hi\" \\ ],[ {\"body\":1}"}]`,
+		`[{"body":1,"delaySeconds":30.0},{"body":2,"body":[3]}]`,
+		`[ 1 , {"bo\u0064y" : {"a":[1,2,{"b":null}]} } ,[{"body":1}]]`,
+		`[{"body":{"$句柄":1},"body":2}]`, `[]`, `{}`, `[{"body":1}] x`, `[{"body":"\ud800"}]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		items, bodies, err := scanBatch(text)
+		trimmed := bytes.TrimLeft(text, " \t\r\n")
+		isArray := utf8.Valid(text) && json.Valid(text) && len(trimmed) > 0 && trimmed[0] == '['
+		if (err == nil) != isArray {
+			t.Fatalf("scan error %v, but utf8+json.Valid array = %v", err, isArray)
+		}
+		if err != nil {
+			return
+		}
+		var elems []json.RawMessage
+		if err := json.Unmarshal(text, &elems); err != nil {
+			t.Fatal(err)
+		}
+		if len(elems) != len(items) {
+			t.Fatalf("%d items, %d elements", len(items), len(elems))
+		}
+		for n, el := range elems {
+			var obj map[string]json.RawMessage
+			isObj := json.Unmarshal(el, &obj) == nil && bytes.TrimLeft(el, " \t\r\n")[0] == '{'
+			if items[n].notObject == isObj {
+				t.Fatalf("item %d: notObject %v for %s", n, items[n].notObject, el)
+			}
+			body, ok := obj["body"]
+			if !isObj || ok != items[n].hasBody {
+				continue
+			}
+			if !ok {
+				continue
+			}
+			want, _, err := canonical(nil, body, &canonOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := bodies[items[n].bodyStart:items[n].bodyEnd]; !bytes.Equal(got, want) {
+				t.Fatalf("item %d body %s, want %s", n, got, want)
+			}
+		}
+	})
+}
+
+// FuzzSendQueueMessage: no input panics, and what reaches the platform is
+// valid canonical JSON.
+func FuzzSendQueueMessage(f *testing.F) {
+	for _, s := range []string{`{"kind":"page"}`, `{"$句柄":1}`, `1e999`, `{`, `[[[[]]]]`, `"\ud800"`, `{"a":{"$句柄":1},"a":2}`} {
+		f.Add(s, 0)
+	}
+	f.Fuzz(func(t *testing.T, body string, delay int) {
+		p := NewMemoryPlatform()
+		p.Bind("Q", "q")
+		p.Grant("Q")
+		err := SendQueueMessage(p, "Q", body, delay)
+		calls := p.Calls()
+		if err != nil {
+			if len(calls) != 0 {
+				t.Fatalf("error %v but the platform was called", err)
+			}
+			return
+		}
+		got := calls[0].Messages[0].Body
+		again, _, err := canonical(nil, got, &canonOptions{})
+		if err != nil || !bytes.Equal(again, got) || !json.Valid(got) {
+			t.Fatalf("sent %q: not canonical JSON (%v)", got, err)
+		}
+	})
+}
+
+// benchBatch is a batch text of about size bytes: items with realistic
+// bodies, pretty-printed.
+func benchBatch(size int) string {
+	var b strings.Builder
+	b.WriteString("[\n")
+	for n := 0; b.Len() < size; n++ {
+		if n > 0 {
+			b.WriteString(",\n")
+		}
+		fmt.Fprintf(&b, `  {"body": {"kind": "page", "url": "/release/%d/页面", "version": "v%d", "refresh": true, "weight": %g, "tags": ["a\"b", "c\\d", "],["], "0": null}, "delaySeconds": %d}`,
+			n, n%10, float64(n)*1.25, n%60)
+	}
+	b.WriteString("\n]")
+	return b.String()
+}
+
+func BenchmarkSendQueueMessage128KB(b *testing.B) {
+	body := benchBatch(MaxMessageBytes - 1000)
+	p := NewMemoryPlatform()
+	p.Bind("Q", "q")
+	p.Grant("Q")
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, msg := canonicalBody([]byte(body)); msg != "" {
+			b.Fatal(msg)
+		}
+	}
+}
+
+// BenchmarkScanBatch1MiB scans and canonicalises a 1 MiB batch text (too
+// many items to send: the scan is what is measured).
+func BenchmarkScanBatch1MiB(b *testing.B) {
+	text := []byte(benchBatch(MaxBatchBytes - 200))
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := scanBatch(text); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
