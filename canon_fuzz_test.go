@@ -41,10 +41,8 @@ func FuzzCanonical(f *testing.F) {
 		f.Add([]byte(r.Text))
 	}
 	for _, r := range loadOptionsRows(f) {
-		if r.Nest == nil {
-			if b := r.src(f); len(b) < 4096 {
-				f.Add(b)
-			}
+		if b := build(f, r.Text); len(b) < 4096 {
+			f.Add(b)
 		}
 	}
 	for i, d := range loadRandom(f) {

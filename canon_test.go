@@ -465,15 +465,8 @@ func contains(list []string, s string) bool {
 // ---- canonOptions semantics ------------------------------------------------------
 
 type optionsRow struct {
-	Name    string `json:"情境"`
-	Text    *string
-	TextHex string `json:"text_hex"`
-	Nest    *struct {
-		Open  string
-		N     int
-		Inner string
-		Close string
-	}
+	Name    string          `json:"情境"`
+	Text    json.RawMessage // a string or a byte builder (see build)
 	Options struct {
 		MaxDepth  int  `json:"maxDepth"`
 		DeepOver  int  `json:"deepOver"`
@@ -482,39 +475,30 @@ type optionsRow struct {
 	}
 	Error     bool
 	Reason    string
-	ErrorOff  *int `json:"error_off"`
-	Canonical *string
+	ErrorOff  *int            `json:"error_off"`
+	Canonical json.RawMessage // a string or a byte builder
 	Depth     int
 	Problem   string
 	Off       *int
 }
 
-func (r *optionsRow) src(tb testing.TB) []byte {
-	switch {
-	case r.Text != nil:
-		return []byte(*r.Text)
-	case r.Nest != nil:
-		n := r.Nest
-		return []byte(strings.Repeat(n.Open, n.N) + n.Inner + strings.Repeat(n.Close, n.N))
-	}
-	b, err := hex.DecodeString(r.TextHex)
-	if err != nil {
-		tb.Fatalf("%s: %v", r.Name, err)
-	}
-	return b
-}
-
 func loadOptionsRows(tb testing.TB) []optionsRow {
-	var rows []optionsRow
-	readTestJSON(tb, "canon-options.json", &rows)
-	return rows
+	var f struct {
+		Table, Source string
+		Rows          []optionsRow
+	}
+	readTestJSON(tb, "canon-options.json", &f)
+	if len(f.Rows) == 0 {
+		tb.Fatal("canon-options.json: no rows")
+	}
+	return f.Rows
 }
 
 func TestCanonicalOptions(t *testing.T) {
 	probeCanonical(t)
 	rows := loadOptionsRows(t)
 	for _, r := range rows {
-		src := r.src(t)
+		src := build(t, r.Text)
 		o := &canonOptions{maxDepth: r.Options.MaxDepth, deepOver: r.Options.DeepOver, markers: r.Options.Markers, infToNull: r.Options.InfToNull}
 		out, info, err := canonical(nil, src, o)
 		if r.Error {
@@ -546,8 +530,10 @@ func TestCanonicalOptions(t *testing.T) {
 		if info.depth != r.Depth {
 			t.Errorf("%s: %s: depth %d, want %d", r.Name, short(src), info.depth, r.Depth)
 		}
-		if r.Canonical != nil && string(out) != *r.Canonical {
-			t.Errorf("%s: %s\n got %s\nwant %s", r.Name, short(src), short(out), short([]byte(*r.Canonical)))
+		if r.Canonical != nil {
+			if want := build(t, r.Canonical); !bytes.Equal(out, want) {
+				t.Errorf("%s: %s\n got %s\nwant %s", r.Name, short(src), short(out), short(want))
+			}
 		}
 	}
 }

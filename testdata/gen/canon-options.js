@@ -17,8 +17,9 @@
 //
 // Row fields (language-neutral):
 //   情境      what the row is about
-//   text      the JSON text; or text_hex (the bytes, hex) for invalid UTF-8;
-//             or nest {open, n, inner, close}: open×n + inner + close×n
+//   text      the JSON text, or a byte builder (testdata/README.md):
+//             {"hex": …} for invalid UTF-8, {"repeat": B, "times": n} and
+//             {"concat": [B, …]} for deep nesting
 //   options   {maxDepth, deepOver, markers, infToNull} (0 / false: off)
 //   error     true: canonical must fail with a syntax error
 //   reason    when given, the syntax error's reason text
@@ -199,8 +200,8 @@ const nestRows = [
 
 // The parser bound counts everything it reads, a replaced value too. The
 // object is level 1, so the 1000th '[' opens level 1001.
-const big = '[' .repeat(1001) + ']'.repeat(1001);
-rows.push(['maxDepth 1000: a replaced 1001-deep value is still a syntax error', '{"a":' + big + ',"a":1}', { maxDepth: 1000 }, 'error', { reason: 'Nesting deeper than 1000 levels', errorOff: 5 + 999, bound: true }]);
+const big = { concat: ['{"a":', { repeat: '[', times: 1001 }, { repeat: ']', times: 1001 }, ',"a":1}'] };
+rows.push(['maxDepth 1000: a replaced 1001-deep value is still a syntax error', big, { maxDepth: 1000 }, 'error', { reason: 'Nesting deeper than 1000 levels', errorOff: 5 + 999, bound: true }]);
 const deep25 = '['.repeat(25) + ']'.repeat(25);
 rows.push(['deepOver 24: a replaced 25-deep value is not reported', '{"a":' + deep25 + ',"a":1}', { deepOver: 24 }, 'none']);
 
@@ -219,6 +220,12 @@ const hexRows = [
 ];
 
 // ---- build ---------------------------------------------------------------
+function expand(b) {
+  if (typeof b === 'string') return b;
+  if (b.hex !== undefined) return Buffer.from(b.hex, 'hex').toString('latin1'); // not used for text rows
+  if (b.repeat !== undefined) return expand(b.repeat).repeat(b.times);
+  return b.concat.map(expand).join('');
+}
 const MARKERS = new Set(['$句柄', '$未定义', '$大整数', '$数字']);
 function depthOf(v) {
   if (v === null || typeof v !== 'object') return 0;
@@ -247,24 +254,27 @@ function add(name, text, opts, expect, extra, shape) {
   extra = extra || {};
   const o = Object.assign({}, DEF, opts);
   let off = extra.off;
-  if (text !== undefined) {
+  let builder;
+  if (shape) {
+    builder = { concat: [{ repeat: shape.open, times: shape.n }, shape.inner, { repeat: shape.close, times: shape.n }] };
+    text = expand(builder);
+  } else if (typeof text === 'object') {
+    builder = text;
+    text = expand(builder);
+  } else {
     const i = text.indexOf('§');
     if (i >= 0) {
       off = Buffer.byteLength(text.slice(0, i));
       text = text.slice(0, i) + text.slice(i + 1);
     }
-  } else {
-    text = shape.open.repeat(shape.n) + shape.inner + shape.close.repeat(shape.n);
   }
-  const row = { 情境: name };
-  if (shape) row.nest = shape;
-  else row.text = text;
+  const row = { 情境: name, text: builder || text };
   row.options = o;
   if (expect === 'error') {
     row.error = true;
     if (extra.reason) row.reason = extra.reason;
     if (extra.errorOff !== undefined) row.error_off = extra.errorOff;
-    const bound = extra.reason === 'Nesting deeper than 1000 levels' || extra.bound || (o.maxDepth > 0 && shape);
+    const bound = extra.reason === 'Nesting deeper than 1000 levels' || extra.bound || (o.maxDepth > 0 && !!shape);
     let parsed = true;
     try {
       JSON.parse(text);
@@ -285,7 +295,11 @@ function add(name, text, opts, expect, extra, shape) {
     fail(name, 'expected ' + expect + ', the value has ' + [...set]);
   }
   if (expect !== 'none' && off === undefined && !extra.noOff) fail(name, 'no § offset');
-  if (expect === 'none') row.canonical = JSON.stringify(v);
+  if (expect === 'none') {
+    row.canonical = JSON.stringify(v);
+    // A large canonical text that is the input itself is written as its builder.
+    if (shape && row.canonical === text) row.canonical = builder;
+  }
   row.depth = depthOf(v);
   row.problem = expect;
   if (off !== undefined) row.off = off;
@@ -304,9 +318,12 @@ for (const [name, hex, opts, extra] of hexRows) {
     decoded = false;
   }
   if (decoded) fail(name, 'bytes decode and parse');
-  const row = { 情境: name, text_hex: hex, options: Object.assign({}, DEF, opts), error: true };
+  const row = { 情境: name, text: { hex: hex }, options: Object.assign({}, DEF, opts), error: true };
   if (extra.errorOff !== undefined) row.error_off = extra.errorOff;
   out.push(row);
 }
 
-process.stdout.write('[\n' + out.map((r) => JSON.stringify(r)).join(',\n') + '\n]\n');
+process.stdout.write(
+  '{"table":"canonical JSON: canonOptions (ours, hand-written)","source":"testdata/gen/canon-options.js, node ' +
+    process.version + '","rows":[\n' + out.map((r) => JSON.stringify(r)).join(',\n') + '\n]}\n'
+);
