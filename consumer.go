@@ -1,6 +1,10 @@
 package hostbridge
 
-import "time"
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+)
 
 // Event is the current host invocation.
 type Event interface {
@@ -44,3 +48,131 @@ type Message struct {
 
 // KindQueue is the event kind of a queue batch.
 const KindQueue = "queue"
+
+// ReadQueueBatch is 读取队列批次 (消息队列 0.1.0, 消费者): the current batch as
+// JSON text, {"queue":…,"messages":[{"id":…,"attempts":…,"timestamp":…,"body":…},…]},
+// keys in that order, without whitespace. It acks and retries nothing.
+//
+// Rules, in order of checking:
+//
+//  1. "消费者的三个函数只在当前事件是队列事件时可用，其他事件里调用会抛出可捕获的豫言异常
+//     `当前事件不是队列事件`" — Violation MsgNotQueueEvent.
+//  2. For each message in order: "`body` 必须是 JSON 值：若平台上的消息体不是 …
+//     `读取队列批次` 抛出异常 `队列消息正文不是 JSON 值：序号 n`" — a Body that is
+//     not a json.RawMessage, is not valid JSON or holds a number that parses
+//     to ±Infinity is Violation MsgMessageNotJSON + n.
+//  3. "嵌套超过宿主桥限制（32 层）的消息体会使宿主中止本次事件" — a body nested
+//     deeper than MaxReadDepth is Abort MsgMessageTooDeep + n.
+//
+// "`messages` 的顺序就是确认与重试所用的序号顺序，序号从 0 起；`attempts` 从 1 起
+// … `timestamp` 是整数毫秒": messages keep the platform's order, attempts are
+// written as the platform gives them, the timestamp as Unix milliseconds.
+// Bodies are written canonically (JSON.stringify(JSON.parse(body))); reserved
+// `$` keys pass, since only the producer rejects them.
+func ReadQueueBatch(ev Event) (string, error) {
+	b, err := queueBatch(ev)
+	if err != nil {
+		return "", err
+	}
+	msgs := b.Messages()
+	size := 32 + len(b.Queue())
+	for _, m := range msgs {
+		size += 64 + len(m.ID)
+		if raw, ok := m.Body.(json.RawMessage); ok {
+			size += len(raw)
+		}
+	}
+	dst := make([]byte, 0, size)
+	dst = append(dst, `{"queue":`...)
+	dst = appendQuoted(dst, b.Queue())
+	dst = append(dst, `,"messages":[`...)
+	for n, m := range msgs {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"id":`...)
+		dst = appendQuoted(dst, m.ID)
+		dst = append(dst, `,"attempts":`...)
+		dst = strconv.AppendInt(dst, int64(m.Attempts), 10)
+		dst = append(dst, `,"timestamp":`...)
+		dst = strconv.AppendInt(dst, m.Timestamp.UnixMilli(), 10)
+		dst = append(dst, `,"body":`...)
+		raw, ok := m.Body.(json.RawMessage)
+		if !ok {
+			return "", violation(MsgMessageNotJSON + strconv.Itoa(n))
+		}
+		var info canonInfo
+		dst, info, err = canonical(dst, raw, &canonOptions{})
+		if err != nil || info.prob.kind == problemInf {
+			return "", &Error{Kind: Violation, Msg: MsgMessageNotJSON + strconv.Itoa(n), Err: err}
+		}
+		if info.depth > MaxReadDepth {
+			return "", abort(MsgMessageTooDeep + strconv.Itoa(n))
+		}
+		dst = append(dst, '}')
+	}
+	dst = append(dst, "]}"...)
+	return string(dst), nil
+}
+
+// AckQueueMessage is 确认队列消息 (消息队列 0.1.0, 消费者): it asks the
+// platform to mark message n of the current batch as done (message.ack()).
+//
+// Rules, in order of checking:
+//
+//  1. A queue event, else Violation MsgNotQueueEvent.
+//  2. "序号小于 0 或不小于本批消息数 … 都抛出可捕获的豫言异常（`队列消息序号越界`…）"
+//     — Violation MsgMessageIndex.
+//
+// Then the call goes to Batch.Ack. The package keeps no state of its own:
+// "对同一条消息重复确认、重试或先确认后重试，效果以平台为准".
+func AckQueueMessage(ev Event, n int) error {
+	b, err := queueBatch(ev)
+	if err != nil {
+		return err
+	}
+	if n < 0 || n >= len(b.Messages()) {
+		return violation(MsgMessageIndex)
+	}
+	b.Ack(n)
+	return nil
+}
+
+// RetryQueueMessage is 重试队列消息 (消息队列 0.1.0, 消费者): it asks the
+// platform to deliver message n of the current batch again after
+// delaySeconds (message.retry({delaySeconds})), or after the platform's
+// default delay when delaySeconds is 0.
+//
+// Rules, in order of checking:
+//
+//  1. A queue event, else Violation MsgNotQueueEvent.
+//  2. "序号小于 0 或不小于本批消息数" — Violation MsgMessageIndex.
+//  3. "第二个参数是延迟秒数，0 表示使用平台的默认延迟，否则须在 1 至 43200 之间"
+//     — outside 0…MaxDelaySeconds is Violation MsgDelayRange.
+//
+// Then the call goes to Batch.Retry; the package keeps no state of its own.
+func RetryQueueMessage(ev Event, n, delaySeconds int) error {
+	b, err := queueBatch(ev)
+	if err != nil {
+		return err
+	}
+	if n < 0 || n >= len(b.Messages()) {
+		return violation(MsgMessageIndex)
+	}
+	if delaySeconds < 0 || delaySeconds > MaxDelaySeconds {
+		return violation(MsgDelayRange)
+	}
+	b.Retry(n, delaySeconds)
+	return nil
+}
+
+// queueBatch is the check every consumer function makes first: "其他事件里调用会
+// 抛出可捕获的豫言异常 `当前事件不是队列事件`".
+func queueBatch(ev Event) (Batch, error) {
+	if ev != nil && ev.Kind() == KindQueue {
+		if b := ev.Batch(); b != nil {
+			return b, nil
+		}
+	}
+	return nil, violation(MsgNotQueueEvent)
+}

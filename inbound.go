@@ -142,3 +142,221 @@ func isToken(s string) bool {
 	}
 	return true
 }
+
+// EventKinds are the event kinds the spec documents (事件种类), in its order:
+// the three that carry an HTTP request, then those that do not. A host
+// returns only the kinds it provides; an app must treat any other value as an
+// event without an HTTP request.
+var EventKinds = []string{
+	KindFetch, KindServiceFetch, KindDurableFetch,
+	KindQueue, "scheduled", "email",
+	"durable-alarm", "durable-transaction", "durable-block",
+	"durable-websocket-message", "durable-websocket-close", "durable-websocket-error",
+	"websocket-open", "websocket-message", "websocket-close", "websocket-error",
+	"stream-pull", "stream-cancel",
+	"html-element", "html-text", "html-comments", "html-doctype",
+	"html-document-text", "html-document-comments", "html-end", "html-end-tag",
+	"workflow", "workflow-step", "workflow-rollback",
+}
+
+// InboundEventKind is 读取入站事件种类: the kind of the current host
+// invocation, "" when there is none (a nil event). It never fails.
+//
+// "读取入站事件种类 返回本次宿主调用的事件种类文字，一次调用内不变。"
+func InboundEventKind(ev Event) string {
+	if ev == nil {
+		return ""
+	}
+	return ev.Kind()
+}
+
+// InboundMethod is 读取入站方法: the method as the host received it (not
+// upper-cased here).
+//
+// "读取入站方法 返回宿主接收的方法文字"
+func InboundMethod(ev Event) (string, error) {
+	r, err := currentRequest(ev)
+	if err != nil {
+		return "", err
+	}
+	return r.Method(), nil
+}
+
+// InboundRawPath is 读取入站原路径: URL.pathname of the request URL, still
+// percent-encoded.
+//
+// "读取入站原路径 返回 URL 的百分号编码路径，不含查询串或片段"
+func InboundRawPath(ev Event) (string, error) {
+	r, err := currentRequest(ev)
+	if err != nil {
+		return "", err
+	}
+	return splitURL(r.URL()).pathname(), nil
+}
+
+// InboundDecodedPath is 读取入站解码路径: the pathname percent-decoded once,
+// then decoded as UTF-8, both strictly. "%2F" becomes "/", and "%252F" becomes
+// "%2F" (once only). In order:
+//   - no current request: Failure MsgNoRequest;
+//   - a "%" not followed by two hex digits ("%zz", "%4", a lone "%"), or
+//     bytes that are not valid UTF-8 after decoding: Violation MsgPathEncoding.
+//
+// "读取入站解码路径 对该路径严格解码一次百分号和 UTF-8，坏编码时报错"
+func InboundDecodedPath(ev Event) (string, error) {
+	r, err := currentRequest(ev)
+	if err != nil {
+		return "", err
+	}
+	p, ok := decodePathStrict(splitURL(r.URL()).pathname())
+	if !ok {
+		return "", violation(MsgPathEncoding)
+	}
+	return p, nil
+}
+
+// InboundOrigin is 读取入站来源: URL.origin of the request URL,
+// scheme "://" host [":" port] (the port only when not the default), or
+// "null" for an opaque origin.
+//
+// "读取入站来源 返回 URL 标准的 origin，供应用比较同源请求；它不代表已经完成跨站请求授权。"
+func InboundOrigin(ev Event) (string, error) {
+	r, err := currentRequest(ev)
+	if err != nil {
+		return "", err
+	}
+	return splitURL(r.URL()).origin(), nil
+}
+
+// InboundHostname is 读取入站主机名: URL.hostname of the request URL: lower
+// case, without the port; an IPv6 address keeps its brackets.
+//
+// "读取入站主机名 返回当前请求 URL 的 hostname，依 URL 规则规范化为小写且不含端口。"
+func InboundHostname(ev Event) (string, error) {
+	r, err := currentRequest(ev)
+	if err != nil {
+		return "", err
+	}
+	return splitURL(r.URL()).host, nil
+}
+
+// InboundRawQuery is 读取入站原查询: URL.search of the request URL, "?" and
+// the query as it is, not decoded; "" when the query is empty or missing (a
+// lone "?" included, as URL.search does).
+//
+// "读取入站原查询 返回原请求的查询串，非空时保留开头 ?；它不进行参数解码"
+func InboundRawQuery(ev Event) (string, error) {
+	r, err := currentRequest(ev)
+	if err != nil {
+		return "", err
+	}
+	return splitURL(r.URL()).search(), nil
+}
+
+// InboundQueryParam is 读取入站查询参数: the first value of the query
+// parameter name, as url.searchParams.get(name) gives it (the
+// application/x-www-form-urlencoded parser: "+" is a space, percent-decoding
+// keeps a bad "%" as it is, invalid UTF-8 becomes U+FFFD), "" when absent.
+// A name that is not valid UTF-8 is first converted as a USVString is
+// (each maximal ill-formed subpart to U+FFFD).
+//
+// "读取入站查询参数 按浏览器 URL 查询参数规则读取第一个同名值，已经百分号解码；无该参数时返回空字符串。"
+func InboundQueryParam(ev Event, name string) (string, error) {
+	v, _, err := queryParam(ev, name)
+	return v, err
+}
+
+// InboundQueryParamExists is 入站查询参数存在: whether the query has a
+// parameter name (url.searchParams.has(name)), even with an empty value.
+//
+// "?after= 这样的空值仍返回阳，使应用能区分缺失与空值。"
+func InboundQueryParamExists(ev Event, name string) (bool, error) {
+	_, ok, err := queryParam(ev, name)
+	return ok, err
+}
+
+func queryParam(ev Event, name string) (string, bool, error) {
+	r, err := currentRequest(ev)
+	if err != nil {
+		return "", false, err
+	}
+	v, ok := formGet(splitURL(r.URL()).query, utf8DecodeWithoutBOM(name))
+	return v, ok, nil
+}
+
+// InboundSameOriginURL is 构造入站同源网址: the request URL with a new path
+// and query parameters deleted, then set; it sends nothing. In order:
+//   - no current request: Failure MsgNoRequest;
+//   - path, unless empty (the current path is kept), must start with "/" and
+//     hold no "//", "\", control character (Unicode Cc: U+0000–U+001F,
+//     U+007F–U+009F), "?" or "#", and be valid UTF-8, else Violation
+//     MsgSameOriginPath;
+//   - over MaxSameOriginItems pairs in set or keys in del: Violation
+//     MsgSameOriginList.
+//
+// The path is then set as URL.pathname's setter does for a special URL: each
+// byte in the path percent-encode set (which includes "^") is encoded and
+// "." and ".." segments, "%2e" forms included, are resolved. Each key of del
+// is removed (every pair of that name), then each pair of set is set
+// (URLSearchParams.set: the first pair of that name takes the value and the
+// others go, or the pair is appended). When set or del is non-empty the query
+// is written again as URLSearchParams does after any change, even when
+// nothing changed ("a=%20" becomes "a=+"), and an empty query leaves no "?";
+// with both empty the query is kept byte for byte (a lone "?" too, as
+// URL.href keeps it). Keys and values that are not valid UTF-8 are converted
+// as USVStrings are. The result is origin, path and query: no userinfo, no
+// fragment (a Request's URL has neither).
+//
+// "宿主复制当前请求 URL，先删后设，未指定参数原样保留，并返回同源绝对网址，不发起请求。
+// 新路径须以单个 / 起首，拒绝 //、反斜线、控制字符、? 和 #；查询键和值由宿主编码。
+// 设置或删除列表各最多 16 项，超限失败。"
+func InboundSameOriginURL(ev Event, path string, set [][2]string, del []string) (string, error) {
+	r, err := currentRequest(ev)
+	if err != nil {
+		return "", err
+	}
+	if path != "" && !validSameOriginPath(path) {
+		return "", violation(MsgSameOriginPath)
+	}
+	if len(set) > MaxSameOriginItems || len(del) > MaxSameOriginItems {
+		return "", violation(MsgSameOriginList)
+	}
+	u := splitURL(r.URL())
+	var b strings.Builder
+	if u.scheme != "" {
+		b.WriteString(u.scheme)
+		b.WriteString(":")
+	}
+	b.WriteString("//")
+	b.WriteString(u.hostPort())
+	if path == "" {
+		path = u.pathname()
+		if !strings.HasPrefix(path, "/") {
+			b.WriteString("/") // not a special URL's serialisation; keep the host a host
+		}
+	} else {
+		path = normalizePath(path)
+	}
+	b.WriteString(path)
+	if len(set) == 0 && len(del) == 0 {
+		if u.hasQuery {
+			b.WriteString("?")
+			b.WriteString(u.query)
+		}
+		return b.String(), nil
+	}
+	list := parseForm(u.query)
+	for _, k := range del {
+		list = formDelete(list, utf8DecodeWithoutBOM(k))
+	}
+	for _, kv := range set {
+		list = formSet(list, utf8DecodeWithoutBOM(kv[0]), utf8DecodeWithoutBOM(kv[1]))
+	}
+	// URL Standard §6.2 URLSearchParams update steps: "Let serializedQuery be
+	// the serialization of query's list. If serializedQuery is the empty
+	// string, then set serializedQuery to null."
+	if q := serializeForm(list); q != "" {
+		b.WriteString("?")
+		b.WriteString(q)
+	}
+	return b.String(), nil
+}

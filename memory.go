@@ -1,23 +1,87 @@
 package hostbridge
 
 import (
+	"container/heap"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
 	"sync"
+	"time"
 )
 
-// MemoryPlatform is an in-memory Platform: the embedded default of a Go host
-// and the fake of tests. It is safe for concurrent use.
+// MemoryPlatform is an in-memory Platform with working queues: the embedded
+// default of a Go host and the fake of tests. It is safe for concurrent use
+// by any number of producers and consumers.
 //
 // A binding is Bound only when it is both granted to the app (Grant, as the
 // host's permission {"QUEUE":["PAGE_QUEUE"]} does) and configured (Bind, as a
 // deployment's queue binding is).
+//
+// # Delivery semantics
+//
+// The platform is modelled on Cloudflare Queues and on what workerd and
+// Miniflare do locally:
+//
+//   - An accepted Send or SendBatch enqueues each message with a new unique
+//     ID, the platform clock's time as Timestamp, Attempts 1 and the
+//     canonical JSON text as a json.RawMessage Body. A message with
+//     DelaySeconds becomes ready that many seconds later.
+//   - Each queue has ConsumerSettings (SetConsumer; Cloudflare's defaults
+//     otherwise). A batch is ready when MaxBatchSize messages are ready, or
+//     when the oldest ready message has waited MaxBatchTimeout; Deliver hands
+//     it to a handler as one queue Event.
+//   - Handler returns nil: every message it retried (Batch.Retry) comes back
+//     after its delay with Attempts+1; every other message is done, whether
+//     it was acked explicitly or not.
+//   - Handler returns an error or panics (a panic is caught: it fails the
+//     batch and never crashes the host): the whole batch comes back with
+//     Attempts+1 after RetryDelay (or a message's own retry delay).
+//     Explicitly acked messages are done, as Cloudflare promises — unless
+//     RedeliverAcked is set, which redelivers them too, as Miniflare does.
+//   - Between Ack and Retry of one message in one event the first call wins;
+//     a second Retry replaces the first one's delay (workerd does the same).
+//     Calls after the handler returned are ignored.
+//   - A message that fails after MaxRetries redeliveries (MaxRetries+1
+//     deliveries from this queue) goes to the DeadLetterQueue, keeping its
+//     ID, Timestamp, Body and Attempts count (its next delivery says one
+//     more); without one it is dropped and counted in QueueStats.Dropped.
+//
+// Time comes from the platform clock: the real one, or a virtual one
+// (VirtualClock) that moves only by Advance, so tests never sleep. Deliver
+// is one delivery step; Run is the loop a host runs, on the same code path.
+// Stats and Snapshot give counters for a host's /stats page; Calls records
+// every producer call.
+//
+// # Where it differs from production
+//
+// It is one process and memory only: messages are lost when the process
+// ends, and nothing is shared between processes. Ordering is best effort
+// (ready messages are delivered oldest first, but a retried message goes to
+// the back). There are no size or rate limits of its own beyond what the
+// package checks, no per-event time limit (a handler that never returns holds
+// its batch forever), no content types other than json, and no ackAll or
+// retryAll. Each queue has its consumer settings, not one per consumer
+// Worker. Message IDs are 32 hex digits, unique per platform and random
+// across processes, like Cloudflare's.
 type MemoryPlatform struct {
-	mu       sync.Mutex
-	bindings map[string]string // binding → queue name
-	granted  map[string]bool
-	calls    []Call
-	failNext []string
+	mu        sync.Mutex
+	bindings  map[string]string // binding → queue name
+	granted   map[string]bool
+	calls     []Call
+	callLimit int // < 0: keep every call
+	failNext  []string
+
+	queues  map[string]*memQueue
+	virtual bool
+	base    time.Time     // the virtual clock's start
+	offset  time.Duration // what Advance added
+	idBase  string        // 16 hex digits, random per platform
+	seq     uint64        // message sequence number
+	changed chan struct{} // closed and cleared on every change, when someone waits
 }
 
 // Call records one Send or SendBatch the platform received, accepted or not.
@@ -30,9 +94,18 @@ type Call struct {
 
 var _ Platform = (*MemoryPlatform)(nil)
 
-// NewMemoryPlatform returns an empty platform: no queues, no bindings, no grants.
+// NewMemoryPlatform returns an empty platform on the real clock: no queues,
+// no bindings, no grants.
 func NewMemoryPlatform() *MemoryPlatform {
-	return &MemoryPlatform{bindings: map[string]string{}, granted: map[string]bool{}}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return &MemoryPlatform{
+		bindings:  map[string]string{},
+		granted:   map[string]bool{},
+		callLimit: -1,
+		queues:    map[string]*memQueue{},
+		idBase:    hex.EncodeToString(b[:]),
+	}
 }
 
 // Bind configures binding to send to queue.
@@ -70,11 +143,30 @@ func (p *MemoryPlatform) FailNext(reason string) {
 	p.failNext = append(p.failNext, reason)
 }
 
-// Calls returns a copy of every Send and SendBatch call so far, in order.
+// Calls returns a copy of every Send and SendBatch call so far, in order (the
+// last n only, after SetCallLimit(n)).
 func (p *MemoryPlatform) Calls() []Call {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]Call(nil), p.calls...)
+}
+
+// SetCallLimit makes Calls keep only the last n calls; n < 0 (the default)
+// keeps every call. A long-running host sets it so the record does not grow
+// without bound.
+func (p *MemoryPlatform) SetCallLimit(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.callLimit = n
+	p.trimCalls()
+}
+
+func (p *MemoryPlatform) trimCalls() {
+	if p.callLimit >= 0 && len(p.calls) > p.callLimit {
+		k := copy(p.calls, p.calls[len(p.calls)-p.callLimit:])
+		clear(p.calls[k:])
+		p.calls = p.calls[:k]
+	}
 }
 
 // Bound implements Platform.
@@ -85,13 +177,17 @@ func (p *MemoryPlatform) Bound(binding string) bool {
 	return ok && p.granted[binding]
 }
 
-// Send implements Platform.
+// Send implements Platform: it enqueues one message on the binding's queue.
+// It fails, enqueueing nothing, for a binding that is not configured, after
+// FailNext, and for a delay outside 0…MaxDelaySeconds (Cloudflare rejects
+// those too); it does not check grants (Bound does).
 func (p *MemoryPlatform) Send(binding string, body []byte, opts SendOptions) error {
 	m := BatchMessage{Body: append([]byte(nil), body...), ContentType: opts.ContentType, DelaySeconds: opts.DelaySeconds}
 	return p.record("send", binding, []BatchMessage{m})
 }
 
-// SendBatch implements Platform.
+// SendBatch implements Platform: it enqueues every message, in order, or
+// none.
 func (p *MemoryPlatform) SendBatch(binding string, msgs []BatchMessage) error {
 	own := make([]BatchMessage, len(msgs))
 	for i, m := range msgs {
@@ -105,15 +201,300 @@ func (p *MemoryPlatform) record(method, binding string, msgs []BatchMessage) err
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	c := Call{Method: method, Binding: binding, Messages: msgs}
-	if _, ok := p.bindings[binding]; !ok {
+	queue, ok := p.bindings[binding]
+	if !ok {
 		c.Err = "binding " + binding + " is not configured"
 	} else if len(p.failNext) > 0 {
 		c.Err, p.failNext = p.failNext[0], p.failNext[1:]
+	} else {
+		for _, m := range msgs {
+			if m.DelaySeconds < 0 || m.DelaySeconds > MaxDelaySeconds {
+				c.Err = "delaySeconds " + strconv.Itoa(m.DelaySeconds) + " is out of range"
+				break
+			}
+		}
 	}
-	p.calls = append(p.calls, c)
+	if p.callLimit != 0 {
+		p.calls = append(p.calls, c)
+		p.trimCalls()
+	}
 	if c.Err != "" {
 		return errors.New(c.Err)
 	}
-	// Delivery (queues, delays, consumers) is added by the consumer side.
+	q := p.queueLocked(queue)
+	now := p.nowLocked()
+	q.promote(now)
+	for _, m := range msgs {
+		q.push(&memMsg{Message: Message{ID: p.newIDLocked(), Timestamp: now, Attempts: 1, Body: bodyValue(m)}}, now, m.DelaySeconds)
+		q.stats.Sent++
+	}
+	p.notifyLocked()
 	return nil
+}
+
+// bodyValue is what a consumer gets for a message sent with a content type:
+// a json.RawMessage for "json", the only one the package sends.
+func bodyValue(m BatchMessage) any {
+	switch m.ContentType {
+	case contentTypeJSON:
+		return json.RawMessage(m.Body)
+	case "text":
+		return string(m.Body)
+	}
+	return m.Body
+}
+
+// Enqueue puts m on queue directly, as another producer of the deployment
+// would, and returns its ID. An empty ID gets a new one, a zero Timestamp
+// the clock's time, Attempts below 1 become 1; Body is what consumers get,
+// so any Go value other than json.RawMessage is a message that is not JSON
+// (a structured-clone Date, Map, bytes, …). The delay is clamped to
+// 0…MaxDelaySeconds.
+func (p *MemoryPlatform) Enqueue(queue string, m Message, delaySeconds int) string {
+	delaySeconds = min(max(delaySeconds, 0), MaxDelaySeconds)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	q := p.queueLocked(queue)
+	now := p.nowLocked()
+	q.promote(now)
+	if m.ID == "" {
+		m.ID = p.newIDLocked()
+	}
+	if m.Timestamp.IsZero() {
+		m.Timestamp = now
+	}
+	if m.Attempts < 1 {
+		m.Attempts = 1
+	}
+	q.push(&memMsg{Message: m}, now, delaySeconds)
+	q.stats.Sent++
+	p.notifyLocked()
+	return m.ID
+}
+
+// Queued returns the messages waiting on queue, not those in flight, in the
+// order they would be delivered (the ready ones, then the delayed ones by
+// time).
+func (p *MemoryPlatform) Queued(queue string) []Message {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	q := p.queues[queue]
+	if q == nil {
+		return nil
+	}
+	q.promote(p.nowLocked())
+	out := make([]Message, 0, len(q.ready)+len(q.delayed))
+	for _, m := range q.ready {
+		out = append(out, m.Message)
+	}
+	delayed := append(msgHeap(nil), q.delayed...)
+	for len(delayed) > 0 {
+		out = append(out, heap.Pop(&delayed).(*memMsg).Message)
+	}
+	return out
+}
+
+// ConsumerSettings configure the consumer of one queue, as a Cloudflare
+// queue consumer's settings do. DefaultConsumerSettings gives Cloudflare's
+// defaults.
+type ConsumerSettings struct {
+	// MaxBatchSize is the most messages in one batch: 1 to 100 (default 10).
+	MaxBatchSize int
+	// MaxBatchTimeout is how long the oldest ready message waits for a batch
+	// to fill: 0 to 60 s (default 5 s).
+	MaxBatchTimeout time.Duration
+	// MaxRetries is how many times a failing message is redelivered before it
+	// is dead-lettered or dropped: 0 to 100 (default 3).
+	MaxRetries int
+	// RetryDelay is the delay in seconds of retry(0) and of a failed batch:
+	// 0 to MaxDelaySeconds (default 0).
+	RetryDelay int
+	// DeadLetterQueue is where messages go after MaxRetries; "" drops them.
+	// It must not be the queue itself.
+	DeadLetterQueue string
+	// RedeliverAcked redelivers explicitly acked messages when the batch
+	// fails, as Miniflare does; false leaves them done, as Cloudflare's
+	// production queues do.
+	RedeliverAcked bool
+}
+
+// The ranges of ConsumerSettings (Cloudflare Queues' limits).
+const (
+	maxConsumerBatchSize    = 100
+	maxConsumerBatchTimeout = 60 * time.Second
+	maxConsumerRetries      = 100
+)
+
+// DefaultConsumerSettings returns Cloudflare's defaults: batches of 10, a 5 s
+// batch timeout, 3 retries, no retry delay, no dead-letter queue, acked
+// messages not redelivered.
+func DefaultConsumerSettings() ConsumerSettings {
+	return ConsumerSettings{MaxBatchSize: 10, MaxBatchTimeout: 5 * time.Second, MaxRetries: 3}
+}
+
+// SetConsumer sets the consumer settings of queue, or returns an error and
+// changes nothing when one is out of range. They apply from the next
+// delivery step on.
+func (p *MemoryPlatform) SetConsumer(queue string, s ConsumerSettings) error {
+	switch {
+	case s.MaxBatchSize < 1 || s.MaxBatchSize > maxConsumerBatchSize:
+		return fmt.Errorf("hostbridge: MaxBatchSize %d is not in 1…%d", s.MaxBatchSize, maxConsumerBatchSize)
+	case s.MaxBatchTimeout < 0 || s.MaxBatchTimeout > maxConsumerBatchTimeout:
+		return fmt.Errorf("hostbridge: MaxBatchTimeout %v is not in 0…%v", s.MaxBatchTimeout, maxConsumerBatchTimeout)
+	case s.MaxRetries < 0 || s.MaxRetries > maxConsumerRetries:
+		return fmt.Errorf("hostbridge: MaxRetries %d is not in 0…%d", s.MaxRetries, maxConsumerRetries)
+	case s.RetryDelay < 0 || s.RetryDelay > MaxDelaySeconds:
+		return fmt.Errorf("hostbridge: RetryDelay %d is not in 0…%d", s.RetryDelay, MaxDelaySeconds)
+	case s.DeadLetterQueue != "" && s.DeadLetterQueue == queue:
+		return fmt.Errorf("hostbridge: queue %q cannot be its own dead-letter queue", queue)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.queueLocked(queue).settings = s
+	p.notifyLocked()
+	return nil
+}
+
+// Consumer returns the consumer settings of queue.
+func (p *MemoryPlatform) Consumer(queue string) ConsumerSettings {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if q := p.queues[queue]; q != nil {
+		return q.settings
+	}
+	return DefaultConsumerSettings()
+}
+
+// VirtualClock stops the platform clock at start: from now on it moves only
+// by Advance, and Run waits for Advance or a send instead of a timer.
+func (p *MemoryPlatform) VirtualClock(start time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.virtual, p.base, p.offset = true, start, 0
+	p.notifyLocked()
+}
+
+// Advance moves the platform clock forward by d (a negative d is ignored).
+// On the real clock it adds d to the real time.
+func (p *MemoryPlatform) Advance(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.offset += d
+	now := p.nowLocked()
+	for _, q := range p.queues {
+		q.promote(now)
+	}
+	p.notifyLocked()
+}
+
+// Now returns the platform clock's time.
+func (p *MemoryPlatform) Now() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.nowLocked()
+}
+
+func (p *MemoryPlatform) nowLocked() time.Time {
+	if p.virtual {
+		return p.base.Add(p.offset)
+	}
+	return time.Now().Add(p.offset)
+}
+
+func (p *MemoryPlatform) newIDLocked() string {
+	p.seq++
+	var b [32]byte
+	copy(b[:16], p.idBase)
+	s := strconv.AppendUint(b[16:16], p.seq, 16)
+	n := len(s)
+	copy(b[32-n:], s)
+	for i := 16; i < 32-n; i++ {
+		b[i] = '0'
+	}
+	return string(b[:])
+}
+
+func (p *MemoryPlatform) queueLocked(name string) *memQueue {
+	q := p.queues[name]
+	if q == nil {
+		q = &memQueue{name: name, settings: DefaultConsumerSettings()}
+		p.queues[name] = q
+	}
+	return q
+}
+
+// notifyLocked wakes every waiter (Run, Wait): something changed.
+func (p *MemoryPlatform) notifyLocked() {
+	if p.changed != nil {
+		close(p.changed)
+		p.changed = nil
+	}
+}
+
+func (p *MemoryPlatform) changedLocked() <-chan struct{} {
+	if p.changed == nil {
+		p.changed = make(chan struct{})
+	}
+	return p.changed
+}
+
+// QueueStats are the counters of one queue. At any time
+// Sent = Acked + DeadLettered + Dropped + Pending.
+type QueueStats struct {
+	Sent         int64 `json:"sent"`         // messages that entered the queue: sends, Enqueue, dead letters of other queues
+	Delivered    int64 `json:"delivered"`    // deliveries, each attempt counted
+	Acked        int64 `json:"acked"`        // messages done: acked explicitly or by a handler that returned nil
+	Retried      int64 `json:"retried"`      // redeliveries scheduled: explicit retries and failed batches
+	DeadLettered int64 `json:"deadLettered"` // messages moved to the dead-letter queue
+	Dropped      int64 `json:"dropped"`      // messages dropped after MaxRetries, no dead-letter queue
+	Pending      int64 `json:"pending"`      // messages on the queue now, in flight included
+	InFlight     int64 `json:"inFlight"`     // messages in a batch a handler holds now
+	Ready        int64 `json:"ready"`        // messages ready for delivery now, not in flight
+}
+
+// Stats returns a snapshot of queue's counters.
+func (p *MemoryPlatform) Stats(queue string) QueueStats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	q := p.queues[queue]
+	if q == nil {
+		return QueueStats{}
+	}
+	return q.snapshot(p.nowLocked())
+}
+
+// Snapshot returns the counters of every queue, by name (for a /stats page:
+// it encodes with encoding/json as is).
+func (p *MemoryPlatform) Snapshot() map[string]QueueStats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.nowLocked()
+	out := make(map[string]QueueStats, len(p.queues))
+	for name, q := range p.queues {
+		out[name] = q.snapshot(now)
+	}
+	return out
+}
+
+// Wait blocks until cond reports true, or ctx ends (then it returns
+// ctx.Err()). It evaluates cond at once and again after every change of the
+// platform (a send, a delivery, a result, Advance); cond runs without the
+// platform's lock held, so it may call Stats and the like.
+func (p *MemoryPlatform) Wait(ctx context.Context, cond func() bool) error {
+	for {
+		p.mu.Lock()
+		ch := p.changedLocked()
+		p.mu.Unlock()
+		if cond() {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ch:
+		}
+	}
 }

@@ -1,0 +1,141 @@
+package hostbridge
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"testing"
+	"unicode/utf8"
+)
+
+// goMaxNesting is encoding/json's own nesting bound (scanner.go,
+// maxNestingDepth): json.Valid rejects deeper texts, JSON.parse does not.
+const goMaxNesting = 10000
+
+// FuzzCanonical checks the invariants of canonical on any bytes:
+//   - it never panics;
+//   - invalid UTF-8 is always a syntax error (JSON.parse takes text);
+//   - on valid UTF-8 it accepts exactly what encoding/json's json.Valid
+//     accepts. The one legitimate difference: json.Valid rejects nesting
+//     deeper than 10000 levels, and canonical without maxDepth has no bound.
+//     (json.Valid also accepts invalid UTF-8 inside strings, which canonical
+//     rejects; that is covered by the rule above.)
+//   - accepted output is valid UTF-8 and valid JSON, has no whitespace
+//     outside strings, and is a fixed point: canonical(canonical(x)) ==
+//     canonical(x), with the same depth;
+//   - info.depth is the depth of the output text;
+//   - the queue options (deepOver, markers, no infToNull) never change
+//     acceptance, and with no problem reported they leave the output as is;
+//   - maxDepth 1000 rejects exactly the accepted texts whose brackets nest
+//     deeper than 1000, counting values a duplicate key replaces.
+func FuzzCanonical(f *testing.F) {
+	for _, r := range loadSuite(f) {
+		b, err := hex.DecodeString(r.InputHex)
+		if err == nil && len(b) < 4096 {
+			f.Add(b)
+		}
+	}
+	var keyOrder []struct{ Text string }
+	readTestJSON(f, "js-key-order.json", &keyOrder)
+	for _, r := range keyOrder {
+		f.Add([]byte(r.Text))
+	}
+	for _, r := range loadOptionsRows(f) {
+		if b := build(f, r.Text); len(b) < 4096 {
+			f.Add(b)
+		}
+	}
+	for i, d := range loadRandom(f) {
+		if i%50 == 0 {
+			f.Add([]byte(d.Text))
+		}
+	}
+	plain := &canonOptions{infToNull: true}
+	queue := &canonOptions{deepOver: MaxMessageDepth, markers: true}
+	bounded := &canonOptions{infToNull: true, maxDepth: MaxJSONDepth}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		keep := bytes.Clone(src)
+		out, info, err := canonical(nil, src, plain)
+		skipIfStub(t, err)
+		if !bytes.Equal(src, keep) {
+			t.Fatalf("canonical changed its input")
+		}
+		if !utf8.Valid(src) {
+			if err == nil {
+				t.Fatalf("invalid UTF-8 %q accepted as %q", src, out)
+			}
+		} else if valid := json.Valid(src); valid != (err == nil) {
+			if !(err == nil && textDepth(src) > goMaxNesting) {
+				t.Fatalf("%q: json.Valid %v, canonical error %v", src, valid, err)
+			}
+		}
+		_, qinfo, qerr := canonical(nil, src, queue)
+		if (qerr == nil) != (err == nil) {
+			t.Fatalf("%q: error %v without options, %v with the queue options", src, err, qerr)
+		}
+		_, _, berr := canonical(nil, src, bounded)
+		if err != nil {
+			checkSyntaxError(t, err, src)
+			if berr == nil {
+				t.Fatalf("%q: rejected (%v) but accepted with maxDepth", src, err)
+			}
+			return
+		}
+		// The bound counts everything the parser reads, replaced values too.
+		if (berr == nil) != (textDepth(src) <= MaxJSONDepth) {
+			t.Fatalf("%q: text depth %d, maxDepth %d gives %v", src, textDepth(src), MaxJSONDepth, berr)
+		}
+		if !utf8.Valid(out) || !json.Valid(out) && textDepth(out) <= goMaxNesting {
+			t.Fatalf("%q: output %q is not valid JSON", src, out)
+		}
+		if d := textDepth(out); d != info.depth {
+			t.Fatalf("%q: depth %d, output %q has depth %d", src, info.depth, out, d)
+		}
+		if info.prob.kind != problemNone {
+			t.Fatalf("%q: problem %+v with no options asking for one", src, info.prob)
+		}
+		if hasOutsideSpace(out) {
+			t.Fatalf("%q: output %q has whitespace", src, out)
+		}
+		out2, info2, err2 := canonical(nil, out, plain)
+		if err2 != nil || !bytes.Equal(out2, out) || info2.depth != info.depth {
+			t.Fatalf("not a fixed point: %q → %q → %q (%v)", src, out, out2, err2)
+		}
+		if qinfo.depth != info.depth {
+			t.Fatalf("%q: depth %d, %d with the queue options", src, info.depth, qinfo.depth)
+		}
+		if qinfo.prob.kind != problemNone {
+			if qinfo.prob.off < 0 || qinfo.prob.off >= len(src) {
+				t.Fatalf("%q: problem %+v outside the text", src, qinfo.prob)
+			}
+		} else {
+			qout, _, _ := canonical(nil, src, queue)
+			if !bytes.Equal(qout, out) {
+				t.Fatalf("%q: %q, %q with the queue options", src, out, qout)
+			}
+		}
+	})
+}
+
+// hasOutsideSpace reports JSON whitespace outside strings.
+func hasOutsideSpace(b []byte) bool {
+	in, esc := false, false
+	for _, c := range b {
+		switch {
+		case in:
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				in = false
+			}
+		case c == '"':
+			in = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			return true
+		}
+	}
+	return false
+}

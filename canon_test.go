@@ -1,0 +1,609 @@
+package hostbridge
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Conformance tests of canonical JSON (canon.go): the output must be exactly
+// V8's JSON.stringify(JSON.parse(text)). The rows are data in testdata/
+// (see testdata/SOURCES.md); node computed every expected output.
+
+// skipIfStub skips a test while canon.go still has the stub canonical.
+func skipIfStub(tb testing.TB, err error) {
+	tb.Helper()
+	if err != nil && strings.Contains(err.Error(), "not implemented") {
+		tb.Skip("canonical is still the stub: ", err)
+	}
+}
+
+// probeCanonical skips the calling test while canonical is the stub.
+func probeCanonical(tb testing.TB) {
+	tb.Helper()
+	_, _, err := canonical(nil, []byte("0"), &canonOptions{})
+	skipIfStub(tb, err)
+}
+
+func readTestJSON(tb testing.TB, name string, v any) {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		tb.Fatalf("%s: %v", name, err)
+	}
+}
+
+// checkSyntaxError checks that err is a *syntaxError worded as JavaScript
+// hosts word it, at an offset inside src, and returns it.
+func checkSyntaxError(t *testing.T, err error, src []byte) *syntaxError {
+	t.Helper()
+	var se *syntaxError
+	if !errors.As(err, &se) {
+		t.Errorf("error %T %v, want *syntaxError", err, err)
+		return nil
+	}
+	msg := se.Error()
+	if !strings.HasPrefix(msg, SyntaxPrefix) || !strings.HasSuffix(msg, SyntaxPosition+strconv.Itoa(se.off)) {
+		t.Errorf("error text %q", msg)
+	}
+	if se.reason == "" {
+		t.Errorf("error %q has no reason", msg)
+	}
+	if se.off < 0 || se.off > len(src) {
+		t.Errorf("error offset %d outside the text (%d bytes)", se.off, len(src))
+	}
+	return se
+}
+
+// textDepth is the nesting depth of a JSON text, counting brackets outside
+// strings. For canonical output it is the depth of the parsed value.
+func textDepth(b []byte) int {
+	depth, max, in, esc := 0, 0, false, false
+	for _, c := range b {
+		switch {
+		case in:
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				in = false
+			}
+		case c == '"':
+			in = true
+		case c == '[' || c == '{':
+			depth++
+			if depth > max {
+				max = depth
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return max
+}
+
+func short(b []byte) string {
+	const n = 200
+	if len(b) > n {
+		return fmt.Sprintf("%q… (%d bytes)", b[:n], len(b))
+	}
+	return fmt.Sprintf("%q", b)
+}
+
+// ---- appendNumber: ECMAScript Number::toString ------------------------------
+
+func TestAppendNumber(t *testing.T) {
+	for _, file := range []struct {
+		name  string
+		lines int
+	}{
+		{"es-numbers.txt", 20000},
+		{"es-numbers-edge.txt", 10972},
+	} {
+		t.Run(file.name, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("testdata", file.name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			sc := bufio.NewScanner(f)
+			n, bad := 0, 0
+			var buf []byte
+			for sc.Scan() {
+				n++
+				line := sc.Text()
+				h, want, ok := strings.Cut(line, ",")
+				if !ok {
+					t.Fatalf("line %d: %q", n, line)
+				}
+				bits, err := strconv.ParseUint(h, 16, 64)
+				if err != nil {
+					t.Fatalf("line %d: %v", n, err)
+				}
+				v := math.Float64frombits(bits)
+				buf = appendNumber(buf[:0], v)
+				if string(buf) != want {
+					if bad++; bad <= 20 {
+						t.Errorf("line %d: appendNumber(%#016x = %v) = %q, want %q", n, bits, v, buf, want)
+					}
+				}
+			}
+			if err := sc.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if n != file.lines {
+				t.Errorf("%d lines, want %d", n, file.lines)
+			}
+			if bad > 0 {
+				t.Errorf("%d of %d numbers differ", bad, n)
+			}
+		})
+	}
+}
+
+func TestAppendNumberAppends(t *testing.T) {
+	got := appendNumber([]byte("x:"), -1e21)
+	if string(got) != "x:-1e+21" {
+		t.Errorf("got %q", got)
+	}
+}
+
+// ---- appendQuoted: JSON.stringify of a string --------------------------------
+
+func TestAppendQuoted(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", `""`},
+		{"abc", `"abc"`},
+		{`a"b\c`, `"a\"b\\c"`},
+		{"\b\f\n\r\t", `"\b\f\n\r\t"`},
+		{"\x00\x01\x07\x0b\x0e\x1f", `"\u0000\u0001\u0007\u000b\u000e\u001f"`},
+		{" \x7f", "\" \x7f\""},                     // DEL is raw
+		{"\u0080\u009f", "\"\u0080\u009f\""},       // C1 controls are raw
+		{"\u2028\u2029", "\"\u2028\u2029\""},       // line and paragraph separators are raw
+		{"</script>&'`", "\"</script>&'`\""},       // no HTML escaping
+		{"/", `"/"`},                               // slash is raw
+		{"é中😀\ufeff\uffff", "\"é中😀\ufeff\uffff\""}, // non-ASCII is raw
+		{"a\xffb", "\"a\ufffdb\""},                 // not UTF-8: U+FFFD per byte
+		{"\xed\xa0\x80", "\"\ufffd\ufffd\ufffd\""}, // an encoded surrogate is not UTF-8
+		{"\xe4\xb8", "\"\ufffd\ufffd\""},           // truncated
+	} {
+		got := appendQuoted([]byte("<"), c.in)
+		if string(got) != "<"+c.want {
+			t.Errorf("appendQuoted(%q) = %q, want %q", c.in, got[1:], c.want)
+		}
+	}
+}
+
+// TestAppendQuotedAllBytes: every one-byte string, against encoding/json for
+// what both escape the same way.
+func TestAppendQuotedAllBytes(t *testing.T) {
+	for c := 0; c < 0x80; c++ {
+		s := string(rune(c))
+		got := string(appendQuoted(nil, s))
+		var back string
+		if err := json.Unmarshal([]byte(got), &back); err != nil || back != s {
+			t.Errorf("appendQuoted(%q) = %q does not read back: %v", s, got, err)
+		}
+		escaped := c < 0x20 || c == '"' || c == '\\'
+		if raw := got == `"`+s+`"`; raw == escaped {
+			t.Errorf("appendQuoted(%q) = %q", s, got)
+		}
+	}
+}
+
+// ---- JSONTestSuite -----------------------------------------------------------
+
+type suiteRow struct {
+	Name             string  `json:"name"`
+	Set              string  `json:"set"`
+	Expectation      string  `json:"expectation"`
+	InputHex         string  `json:"input_hex"`
+	UTF8Valid        bool    `json:"utf8_valid"`
+	UTF8BOM          bool    `json:"utf8_bom"`
+	JSAccepts        bool    `json:"js_accepts"`
+	Canonical        *string `json:"canonical"`
+	JSAcceptsBOMKept *bool   `json:"js_accepts_bom_kept"`
+}
+
+func loadSuite(tb testing.TB) []suiteRow {
+	var rows []suiteRow
+	readTestJSON(tb, "jsontestsuite.json", &rows)
+	return rows
+}
+
+// TestCanonicalJSONTestSuite runs every nst/JSONTestSuite file. node's
+// expectations are for "TextDecoder (fatal), then JSON.parse"; canonical
+// takes the bytes as the text, so:
+//   - invalid UTF-8 is a syntax error (TextDecoder would throw);
+//   - a leading BOM is a syntax error: canonical does not strip it, and
+//     JSON.parse of a text that starts with U+FEFF throws
+//     (js_accepts_bom_kept, false for both BOM files);
+//   - otherwise canonical accepts exactly what JSON.parse accepts, and its
+//     output is node's JSON.stringify byte for byte (±Infinity as null).
+func TestCanonicalJSONTestSuite(t *testing.T) {
+	probeCanonical(t)
+	rows := loadSuite(t)
+	if len(rows) != 340 {
+		t.Fatalf("%d rows, want 340", len(rows))
+	}
+	for _, o := range []canonOptions{{infToNull: true}, {infToNull: true, maxDepth: MaxJSONDepth}} {
+		for _, r := range rows {
+			src, err := hex.DecodeString(r.InputHex)
+			if err != nil {
+				t.Fatalf("%s: %v", r.Name, err)
+			}
+			accept := r.JSAccepts
+			switch {
+			case !r.UTF8Valid:
+				accept = false
+			case r.UTF8BOM:
+				if r.JSAcceptsBOMKept == nil {
+					t.Fatalf("%s: BOM row without js_accepts_bom_kept", r.Name)
+				}
+				accept = *r.JSAcceptsBOMKept
+			}
+			out, info, err := canonical(nil, src, &o)
+			skipIfStub(t, err)
+			name := fmt.Sprintf("%s %s (options %+v)", r.Set, r.Name, o)
+			if !accept {
+				if err == nil {
+					t.Errorf("%s: accepted %s as %s, want a syntax error", name, short(src), short(out))
+					continue
+				}
+				checkSyntaxError(t, err, src)
+				continue
+			}
+			if err != nil {
+				t.Errorf("%s: %s: %v", name, short(src), err)
+				continue
+			}
+			if r.Canonical == nil {
+				t.Fatalf("%s: accepted row without canonical", r.Name)
+			}
+			if string(out) != *r.Canonical {
+				t.Errorf("%s: %s\n got %s\nwant %q", name, short(src), short(out), *r.Canonical)
+			}
+			if d := textDepth(out); info.depth != d {
+				t.Errorf("%s: depth %d, want %d", name, info.depth, d)
+			}
+			if info.prob.kind != problemNone {
+				t.Errorf("%s: problem %+v with no options asking for one", name, info.prob)
+			}
+		}
+	}
+}
+
+// ---- JavaScript key order ------------------------------------------------------
+
+func TestCanonicalKeyOrder(t *testing.T) {
+	probeCanonical(t)
+	var rows []struct {
+		Text, Canonical, Note string
+	}
+	readTestJSON(t, "js-key-order.json", &rows)
+	if len(rows) != 67 {
+		t.Fatalf("%d rows, want 67", len(rows))
+	}
+	for _, r := range rows {
+		// canonical appends: the prefix stays.
+		out, info, err := canonical([]byte("pre"), []byte(r.Text), &canonOptions{infToNull: true})
+		if err != nil {
+			t.Errorf("%s: %q: %v", r.Note, r.Text, err)
+			continue
+		}
+		if !bytes.HasPrefix(out, []byte("pre")) {
+			t.Errorf("%s: %q: output %q lost the dst prefix", r.Note, r.Text, out)
+			continue
+		}
+		out = out[3:]
+		if string(out) != r.Canonical {
+			t.Errorf("%s: %q\n got %q\nwant %q", r.Note, r.Text, out, r.Canonical)
+		}
+		if d := textDepth(out); info.depth != d {
+			t.Errorf("%s: %q: depth %d, want %d", r.Note, r.Text, info.depth, d)
+		}
+	}
+}
+
+// TestCanonicalJCS: the json-canonicalization inputs. RFC 8785 sorts keys by
+// UTF-16 code units and JavaScript does not, so the target is js_canonical;
+// jcs_output differs from it only in key order.
+func TestCanonicalJCS(t *testing.T) {
+	probeCanonical(t)
+	var rows []struct {
+		Name        string `json:"name"`
+		Input       string `json:"input"`
+		JCSOutput   string `json:"jcs_output"`
+		JSCanonical string `json:"js_canonical"`
+		Same        bool   `json:"same"`
+	}
+	readTestJSON(t, "jcs-testdata.json", &rows)
+	if len(rows) != 6 {
+		t.Fatalf("%d rows, want 6", len(rows))
+	}
+	for _, r := range rows {
+		out, _, err := canonical(nil, []byte(r.Input), &canonOptions{infToNull: true})
+		if err != nil {
+			t.Errorf("%s: %v", r.Name, err)
+			continue
+		}
+		if string(out) != r.JSCanonical {
+			t.Errorf("%s:\n got %q\nwant %q", r.Name, out, r.JSCanonical)
+		}
+		if (string(out) == r.JCSOutput) != r.Same {
+			t.Errorf("%s: equal to jcs_output is %v, row says same=%v", r.Name, !r.Same, r.Same)
+		}
+	}
+}
+
+// ---- seeded random documents ---------------------------------------------------
+
+type randomDoc struct {
+	Text      string   `json:"text"`
+	Valid     bool     `json:"valid"`
+	Canonical string   `json:"canonical"`
+	Depth     int      `json:"depth"`
+	Problems  []string `json:"problems"`
+}
+
+func loadRandom(tb testing.TB) []randomDoc {
+	var f struct {
+		Valid, Invalid int
+		Docs           []randomDoc
+	}
+	readTestJSON(tb, "canon-random.json", &f)
+	nv, ni := 0, 0
+	for _, d := range f.Docs {
+		if d.Valid {
+			nv++
+		} else {
+			ni++
+		}
+	}
+	if nv != f.Valid || ni != f.Invalid || nv < 5000 || ni*100 < 15*(nv+ni) {
+		tb.Fatalf("canon-random.json: %d valid, %d invalid (header %d, %d)", nv, ni, f.Valid, f.Invalid)
+	}
+	return f.Docs
+}
+
+var problemNames = map[problemKind]string{
+	problemNone:   "none",
+	problemDeep:   "deep",
+	problemMarker: "marker",
+	problemInf:    "inf",
+}
+
+// TestCanonicalRandom: node's JSON.stringify(JSON.parse(text)) for every valid
+// document, a syntax error for every invalid one; with the queue producer's
+// options, the problem reported is one that node found in the parsed value.
+func TestCanonicalRandom(t *testing.T) {
+	probeCanonical(t)
+	docs := loadRandom(t)
+	plain := &canonOptions{infToNull: true}
+	queue := &canonOptions{maxDepth: MaxJSONDepth, deepOver: MaxMessageDepth, markers: true}
+	var dst []byte
+	for i, d := range docs {
+		src := []byte(d.Text)
+		keep := bytes.Clone(src)
+		out, info, err := canonical(dst[:0], src, plain)
+		dst = out
+		if !bytes.Equal(src, keep) {
+			t.Fatalf("doc %d: canonical changed its input", i)
+		}
+		if !d.Valid {
+			if err == nil {
+				t.Errorf("doc %d: invalid text %q accepted as %q", i, d.Text, out)
+			} else {
+				checkSyntaxError(t, err, src)
+			}
+			if _, _, err := canonical(nil, src, queue); err == nil {
+				t.Errorf("doc %d: invalid text %q accepted with the queue options", i, d.Text)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("doc %d: %q: %v", i, d.Text, err)
+			continue
+		}
+		if string(out) != d.Canonical {
+			t.Errorf("doc %d: %q\n got %q\nwant %q", i, d.Text, out, d.Canonical)
+		}
+		if info.depth != d.Depth {
+			t.Errorf("doc %d: %q: depth %d, want %d", i, d.Text, info.depth, d.Depth)
+		}
+		out, info, err = canonical(nil, src, queue)
+		if err != nil {
+			t.Errorf("doc %d: %q with the queue options: %v", i, d.Text, err)
+			continue
+		}
+		got := problemNames[info.prob.kind]
+		if len(d.Problems) == 0 {
+			if got != "none" {
+				t.Errorf("doc %d: %q: problem %s at %d, node finds none", i, d.Text, got, info.prob.off)
+			} else if string(out) != d.Canonical {
+				t.Errorf("doc %d: %q: queue options changed the output\n got %q\nwant %q", i, d.Text, out, d.Canonical)
+			}
+		} else if !contains(d.Problems, got) {
+			t.Errorf("doc %d: %q: problem %s, node finds %v", i, d.Text, got, d.Problems)
+		} else if len(d.Problems) == 1 && info.prob.off >= 0 && info.prob.off < len(src) {
+			// The offset points at what the kind names.
+			c := src[info.prob.off]
+			ok := map[string]bool{"deep": c == '[' || c == '{', "marker": c == '"', "inf": c == '-' || c >= '0' && c <= '9'}[got]
+			if !ok {
+				t.Errorf("doc %d: %q: problem %s at offset %d, which is %q", i, d.Text, got, info.prob.off, c)
+			}
+		}
+		if info.depth != d.Depth {
+			t.Errorf("doc %d: %q: depth %d with the queue options, want %d", i, d.Text, info.depth, d.Depth)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ---- canonOptions semantics ------------------------------------------------------
+
+type optionsRow struct {
+	Name    string          `json:"情境"`
+	Text    json.RawMessage // a string or a byte builder (see build)
+	Options struct {
+		MaxDepth  int  `json:"maxDepth"`
+		DeepOver  int  `json:"deepOver"`
+		Markers   bool `json:"markers"`
+		InfToNull bool `json:"infToNull"`
+	}
+	Error     bool
+	Reason    string
+	ErrorOff  *int            `json:"error_off"`
+	Canonical json.RawMessage // a string or a byte builder
+	Depth     int
+	Problem   string
+	Off       *int
+}
+
+func loadOptionsRows(tb testing.TB) []optionsRow {
+	var f struct {
+		Table, Source string
+		Rows          []optionsRow
+	}
+	readTestJSON(tb, "canon-options.json", &f)
+	if len(f.Rows) == 0 {
+		tb.Fatal("canon-options.json: no rows")
+	}
+	return f.Rows
+}
+
+func TestCanonicalOptions(t *testing.T) {
+	probeCanonical(t)
+	rows := loadOptionsRows(t)
+	for _, r := range rows {
+		src := build(t, r.Text)
+		o := &canonOptions{maxDepth: r.Options.MaxDepth, deepOver: r.Options.DeepOver, markers: r.Options.Markers, infToNull: r.Options.InfToNull}
+		out, info, err := canonical(nil, src, o)
+		if r.Error {
+			if err == nil {
+				t.Errorf("%s: %s accepted as %s (info %+v), want a syntax error", r.Name, short(src), short(out), info)
+				continue
+			}
+			se := checkSyntaxError(t, err, src)
+			if se == nil {
+				continue
+			}
+			if r.Reason != "" && se.reason != r.Reason {
+				t.Errorf("%s: %s: reason %q, want %q", r.Name, short(src), se.reason, r.Reason)
+			}
+			if r.ErrorOff != nil && se.off != *r.ErrorOff {
+				t.Errorf("%s: %s: %v: offset %d, want %d", r.Name, short(src), err, se.off, *r.ErrorOff)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %s: %v", r.Name, short(src), err)
+			continue
+		}
+		if got := problemNames[info.prob.kind]; got != r.Problem {
+			t.Errorf("%s: %s: problem %s at %d, want %s", r.Name, short(src), got, info.prob.off, r.Problem)
+		} else if r.Off != nil && info.prob.off != *r.Off {
+			t.Errorf("%s: %s: %s at offset %d, want %d", r.Name, short(src), got, info.prob.off, *r.Off)
+		}
+		if info.depth != r.Depth {
+			t.Errorf("%s: %s: depth %d, want %d", r.Name, short(src), info.depth, r.Depth)
+		}
+		if r.Canonical != nil {
+			if want := build(t, r.Canonical); !bytes.Equal(out, want) {
+				t.Errorf("%s: %s\n got %s\nwant %s", r.Name, short(src), short(out), short(want))
+			}
+		}
+	}
+}
+
+// TestCanonicalMillionBrackets: 10^6 nested arrays (10^5 with -short)
+// neither crash nor recurse per level, with and without the parser bound.
+func TestCanonicalMillionBrackets(t *testing.T) {
+	probeCanonical(t)
+	n := 1000000
+	if testing.Short() {
+		n = 100000
+	}
+	open := bytes.Repeat([]byte("["), n)
+	closed := append(bytes.Repeat([]byte("["), n), bytes.Repeat([]byte("]"), n)...)
+	objects := []byte(strings.Repeat(`{"a":`, n/5) + "1" + strings.Repeat("}", n/5))
+	for _, c := range []struct {
+		name   string
+		src    []byte
+		o      canonOptions
+		reason string // "" : accepted
+		off    int
+		depth  int
+		prob   problem
+	}{
+		{"unclosed, maxDepth 1000", open, canonOptions{maxDepth: MaxJSONDepth}, SyntaxTooDeep, MaxJSONDepth, 0, problem{}},
+		{"closed, maxDepth 1000", closed, canonOptions{maxDepth: MaxJSONDepth}, SyntaxTooDeep, MaxJSONDepth, 0, problem{}},
+		{"unclosed, unbounded", open, canonOptions{}, SyntaxUnexpectedEnd, n, 0, problem{}},
+		{"closed, unbounded", closed, canonOptions{}, "", 0, n, problem{}},
+		{"closed, unbounded, queue checks", closed, canonOptions{deepOver: MaxMessageDepth, markers: true}, "", 0, n, problem{problemDeep, MaxMessageDepth}},
+		{"n/5 objects, unbounded", objects, canonOptions{}, "", 0, n / 5, problem{}},
+		{"n/5 objects, maxDepth 1000", objects, canonOptions{maxDepth: MaxJSONDepth}, SyntaxTooDeep, 5 * MaxJSONDepth, 0, problem{}},
+	} {
+		out, info, err := canonical(nil, c.src, &c.o)
+		if c.reason != "" {
+			if err == nil {
+				t.Errorf("%s: accepted", c.name)
+				continue
+			}
+			if se := checkSyntaxError(t, err, c.src); se != nil && (se.reason != c.reason || se.off != c.off) {
+				t.Errorf("%s: %v, want %q at %d", c.name, err, c.reason, c.off)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if !bytes.Equal(out, c.src) {
+			t.Errorf("%s: output differs from the input (%d bytes, want %d)", c.name, len(out), len(c.src))
+		}
+		if info.depth != c.depth || info.prob != c.prob {
+			t.Errorf("%s: info %+v, want depth %d, problem %+v", c.name, info, c.depth, c.prob)
+		}
+	}
+}
+
+// TestCanonicalDst: canonical appends to dst and leaves dst[:len(dst)] alone.
+func TestCanonicalDst(t *testing.T) {
+	probeCanonical(t)
+	dst := make([]byte, 3, 64)
+	copy(dst, "abc")
+	out, _, err := canonical(dst, []byte(` { "b" : [ 1.0 , -0 ] , "1" : "\u00e9" } `), &canonOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != `abc{"1":"é","b":[1,0]}` {
+		t.Errorf("got %q", out)
+	}
+	_, _, err = canonical(dst, []byte(`{"b":[1,`), &canonOptions{})
+	if err == nil || string(dst) != "abc" {
+		t.Errorf("error case: dst %q, %v", dst, err)
+	}
+}

@@ -1,0 +1,202 @@
+package hostbridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// CheckQueuePlatform checks a host's queue platform against what the
+// consumer functions rely on, the way testing/fstest.TestFS checks a file
+// system: it returns nil, or every problem it found joined with errors.Join.
+// A host runs it in its own tests; MemoryPlatform passes it.
+//
+// binding must be Bound and send to a queue that is empty, whose consumer
+// has at least 2 retries left. deliver must deliver the next batch of that
+// queue to handler, as the host's consumer does, and report whether it
+// delivered one; it may wait for a batch timeout or a retry delay (a test
+// on MemoryPlatform advances a virtual clock), and should return false
+// rather than block when nothing comes.
+//
+// It sends three messages (one Send, one SendBatch of two), then checks:
+// every event is a queue event whose Batch gives the same messages in the
+// same order on every call; IDs are non-empty and unique, Attempts at least
+// 1, Timestamps set, Bodies the JSON bytes sent, as json.RawMessage;
+// ReadQueueBatch reads every batch; an acked message and a message left
+// alone by a handler that returned normally are not delivered again; a
+// retried message comes back with the same ID, Timestamp and body and
+// Attempts+1; a failed batch comes back with Attempts+1.
+func CheckQueuePlatform(p Platform, binding string, deliver func(handler func(Event) error) bool) error {
+	var errs []error
+	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if !p.Bound(binding) {
+		return fmt.Errorf("Bound(%q) = false", binding)
+	}
+	bodies := [][]byte{[]byte(`{"check":"ack"}`), []byte(`{"check":"retry","n":[1,"二",null]}`), []byte(`"check: implicit \"ack\""`)}
+	const ack, retry, implicit = 0, 1, 2
+	if err := p.Send(binding, bodies[ack], SendOptions{ContentType: contentTypeJSON}); err != nil {
+		return fmt.Errorf("Send: %w", err)
+	}
+	batch := []BatchMessage{{Body: bodies[retry], ContentType: contentTypeJSON}, {Body: bodies[implicit], ContentType: contentTypeJSON}}
+	if err := p.SendBatch(binding, batch); err != nil {
+		return fmt.Errorf("SendBatch: %w", err)
+	}
+
+	first := make([]*Message, 3) // each body's first delivery
+	want := []int{1, 1, 1}       // the attempts of each body's next delivery
+	done := make([]bool, 3)      // acked, or left alone by a handler that returned nil
+	which := func(m Message) int {
+		raw, _ := m.Body.(json.RawMessage)
+		for k, b := range bodies {
+			if bytes.Equal(raw, b) {
+				return k
+			}
+		}
+		return -1
+	}
+	// The retried message goes through three steps: retried on its first
+	// delivery, failed with its batch (or retried again, when the batch holds
+	// other messages) on the second, acked on the third.
+	step := 0
+	handler := func(ev Event) error {
+		msgs, problems := checkQueueEvent(ev)
+		errs = append(errs, problems...)
+		failBatch := false
+		var leave []int
+		for i, m := range msgs {
+			k := which(m)
+			if k < 0 {
+				fail("message %s: body %s is none of the bodies sent", m.ID, describeBody(m.Body))
+				continue
+			}
+			if done[k] {
+				fail("message %s (%s) delivered again after it was done", m.ID, bodies[k])
+				continue
+			}
+			if first[k] == nil {
+				c := m
+				first[k] = &c
+			} else if m.ID != first[k].ID || !m.Timestamp.Equal(first[k].Timestamp) {
+				fail("message %s (%s) came back as %s, time %v; want time %v",
+					first[k].ID, bodies[k], m.ID, m.Timestamp, first[k].Timestamp)
+			}
+			if m.Attempts != want[k] {
+				fail("message %s (%s): attempts %d, want %d", m.ID, bodies[k], m.Attempts, want[k])
+			}
+			want[k] = m.Attempts + 1
+			switch {
+			case k == ack:
+				if err := AckQueueMessage(ev, i); err != nil {
+					fail("AckQueueMessage: %v", err)
+				}
+				done[k] = true
+			case k == implicit:
+				leave = append(leave, k)
+			case step < 2 && (step == 0 || len(msgs) > 1):
+				if err := RetryQueueMessage(ev, i, 0); err != nil {
+					fail("RetryQueueMessage: %v", err)
+				}
+				step++
+			case step < 2:
+				failBatch = true
+				step++
+			default:
+				if err := AckQueueMessage(ev, i); err != nil {
+					fail("AckQueueMessage: %v", err)
+				}
+				done[k] = true
+				step++
+			}
+		}
+		if failBatch {
+			return errors.New("hostbridge: CheckQueuePlatform fails this batch on purpose")
+		}
+		for _, k := range leave {
+			done[k] = true
+		}
+		return nil
+	}
+	for tries := 0; tries < 20 && !(done[ack] && done[implicit] && done[retry]); tries++ {
+		deliver(handler)
+	}
+	for k, b := range bodies {
+		switch {
+		case first[k] == nil:
+			fail("message %s never delivered", b)
+		case !done[k] && k == retry:
+			fail("retried message %s: did not come back after a retry and a failed batch (reached step %d of 3)", b, step)
+		case !done[k]:
+			fail("message %s not done", b)
+		}
+	}
+	if deliver(func(ev Event) error {
+		msgs, _ := checkQueueEvent(ev)
+		for _, m := range msgs {
+			if k := which(m); k >= 0 {
+				fail("message %s delivered again after it was done", bodies[k])
+			}
+		}
+		return nil
+	}) {
+		fail("a batch was delivered after every message was done")
+	}
+	return errors.Join(errs...)
+}
+
+// checkQueueEvent checks one queue event's shape and returns its messages.
+func checkQueueEvent(ev Event) ([]Message, []error) {
+	var errs []error
+	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if ev == nil || ev.Kind() != KindQueue {
+		fail("event kind is not %q", KindQueue)
+		return nil, errs
+	}
+	b := ev.Batch()
+	if b == nil {
+		fail("queue event without a Batch")
+		return nil, errs
+	}
+	msgs := b.Messages()
+	again := b.Messages()
+	if len(msgs) == 0 {
+		fail("empty batch")
+	}
+	if len(again) != len(msgs) {
+		fail("Messages gave %d messages, then %d", len(msgs), len(again))
+	}
+	seen := map[string]bool{}
+	for i, m := range msgs {
+		if i < len(again) && again[i].ID != m.ID {
+			fail("Messages changed order: index %d was %s, then %s", i, m.ID, again[i].ID)
+		}
+		if m.ID == "" || seen[m.ID] {
+			fail("message %d: ID %q empty or repeated", i, m.ID)
+		}
+		seen[m.ID] = true
+		if m.Attempts < 1 {
+			fail("message %s: attempts %d", m.ID, m.Attempts)
+		}
+		if m.Timestamp.IsZero() {
+			fail("message %s: no timestamp", m.ID)
+		}
+		if _, ok := m.Body.(json.RawMessage); !ok {
+			fail("message %s: body is a %T, not a json.RawMessage", m.ID, m.Body)
+		}
+	}
+	if text, err := ReadQueueBatch(ev); err != nil || !json.Valid([]byte(text)) {
+		fail("ReadQueueBatch: %v", err)
+	}
+	return msgs, errs
+}
+
+// describeBody words a message body for a checker's error.
+func describeBody(body any) string {
+	switch b := body.(type) {
+	case json.RawMessage:
+		return fmt.Sprintf("%.80q", b)
+	case []byte:
+		return fmt.Sprintf("[]byte %.80q", b)
+	}
+	return fmt.Sprintf("%T %.80v", body, body)
+}

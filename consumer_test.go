@@ -1,0 +1,502 @@
+package hostbridge
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// canonStub reports whether canonical is still the stub that returns
+// "not implemented"; tests that need it skip until the real one lands.
+func canonStub() bool {
+	_, _, err := canonical(nil, []byte("1"), &canonOptions{})
+	var se *syntaxError
+	return err != nil && !errors.As(err, &se)
+}
+
+func skipIfCanonStub(t testing.TB) {
+	t.Helper()
+	if canonStub() {
+		t.Skip("canonical is a stub on this branch")
+	}
+}
+
+// consumerRow is one row of testdata/queue-consumer.json.
+type consumerRow struct {
+	Situation   string          `json:"情境"`
+	Observe     string          `json:"必须观察到"`
+	Event       string          `json:"event"`
+	Queue       string          `json:"queue"`
+	Batch       []rowMessage    `json:"batch"`
+	Steps       []consumerStep  `json:"steps"`
+	Throws      bool            `json:"throws"`
+	Platform    []platformCall  `json:"platform"`
+	Outcome     *string         `json:"outcome"`
+	Redelivered []redeliveryRow `json:"redelivered"`
+}
+
+type rowMessage struct {
+	ID        string `json:"id"`
+	Attempts  int    `json:"attempts"`
+	Timestamp int64  `json:"timestamp"`
+	Body      string `json:"body"`
+}
+
+type consumerStep struct {
+	Call         string    `json:"call"`
+	N            int       `json:"n"`
+	DelaySeconds int       `json:"delaySeconds"`
+	Expect       *string   `json:"expect"`
+	Error        *rowError `json:"error"`
+}
+
+// rowError is an expected exception: kind violation, failure or abort.
+type rowError struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+type platformCall struct {
+	Call         string `json:"call"`
+	N            int    `json:"n"`
+	DelaySeconds int    `json:"delaySeconds,omitempty"`
+}
+
+type redeliveryRow struct {
+	ID           string `json:"id"`
+	Attempts     int    `json:"attempts"`
+	DelaySeconds int    `json:"delaySeconds"`
+}
+
+func loadConsumerRows(t testing.TB) []consumerRow {
+	t.Helper()
+	data, err := os.ReadFile("testdata/queue-consumer.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct{ Rows []consumerRow }
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Rows
+}
+
+func (r rowMessage) message() Message {
+	return Message{ID: r.ID, Attempts: r.Attempts, Timestamp: time.UnixMilli(r.Timestamp), Body: json.RawMessage(r.Body)}
+}
+
+// recBatch is a Batch that records every call it gets.
+type recBatch struct {
+	queue string
+	msgs  []Message
+	calls []platformCall
+}
+
+func (b *recBatch) Queue() string       { return b.queue }
+func (b *recBatch) Messages() []Message { return b.msgs }
+func (b *recBatch) Ack(i int)           { b.calls = append(b.calls, platformCall{Call: "ack", N: i}) }
+func (b *recBatch) Retry(i, d int) {
+	b.calls = append(b.calls, platformCall{Call: "retry", N: i, DelaySeconds: d})
+}
+
+// testEvent is an Event of any kind, with or without a batch.
+type testEvent struct {
+	kind  string
+	batch Batch
+}
+
+func (e testEvent) Kind() string     { return e.kind }
+func (e testEvent) Request() Request { return nil }
+func (e testEvent) Batch() Batch     { return e.batch }
+
+// checkErr compares err with the row's expected exception (nil: none).
+func checkErr(err error, want *rowError) error {
+	if want == nil {
+		if err != nil {
+			return fmt.Errorf("unexpected error %v", err)
+		}
+		return nil
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		return fmt.Errorf("error = %v, want *Error %q", err, want.Message)
+	}
+	if k, ok := kindNames[want.Kind]; !ok || e.Msg != want.Message || e.Kind != k || e.Catchable() != (k != Abort) {
+		return fmt.Errorf("error = %q (%v, catchable %v), want %q (%s)", e.Msg, e.Kind, e.Catchable(), want.Message, want.Kind)
+	}
+	return nil
+}
+
+// runSteps makes the row's calls in ev; it reports every difference.
+func runSteps(t *testing.T, ev Event, steps []consumerStep) {
+	t.Helper()
+	for i, s := range steps {
+		var err error
+		switch s.Call {
+		case "read":
+			var got string
+			got, err = ReadQueueBatch(ev)
+			if s.Expect != nil {
+				if canonStub() {
+					t.Logf("step %d: read not checked: canonical is a stub", i)
+					continue
+				}
+				if got != *s.Expect {
+					t.Errorf("step %d read:\n got %s\nwant %s", i, got, *s.Expect)
+				}
+			}
+		case "ack":
+			err = AckQueueMessage(ev, s.N)
+		case "retry":
+			err = RetryQueueMessage(ev, s.N, s.DelaySeconds)
+		default:
+			t.Fatalf("step %d: unknown call %q", i, s.Call)
+		}
+		if e := checkErr(err, s.Error); e != nil {
+			t.Errorf("step %d %s: %v", i, s.Call, e)
+		}
+	}
+}
+
+// TestQueueConsumerConformance runs testdata/queue-consumer.json twice: on a
+// Batch that records its calls, and on MemoryPlatform, whose outcome and
+// redelivery the rows also give.
+func TestQueueConsumerConformance(t *testing.T) {
+	rows := loadConsumerRows(t)
+	if len(rows) != 5 {
+		t.Fatalf("%d rows, want the spec's last 5", len(rows))
+	}
+	for _, row := range rows {
+		t.Run(row.Situation, func(t *testing.T) {
+			defer func() {
+				if t.Failed() {
+					t.Logf("情境: %s\n必须观察到: %s", row.Situation, row.Observe)
+				}
+			}()
+			var rec *recBatch
+			ev := testEvent{kind: row.Event}
+			if row.Batch != nil {
+				rec = &recBatch{queue: row.Queue}
+				for _, m := range row.Batch {
+					rec.msgs = append(rec.msgs, m.message())
+				}
+				ev.batch = rec
+			}
+			runSteps(t, ev, row.Steps)
+			if rec != nil && !equalCalls(rec.calls, row.Platform) {
+				t.Errorf("platform calls = %v, want %v", rec.calls, row.Platform)
+			}
+			if row.Event != KindQueue {
+				return
+			}
+			t.Run("MemoryPlatform", func(t *testing.T) { runRowOnMemory(t, row) })
+		})
+	}
+}
+
+func equalCalls(got, want []platformCall) bool {
+	return len(got) == len(want) && (len(got) == 0 || reflect.DeepEqual(got, want))
+}
+
+func runRowOnMemory(t *testing.T, row consumerRow) {
+	p := NewMemoryPlatform()
+	p.VirtualClock(time.Unix(1800000000, 0))
+	s := DefaultConsumerSettings()
+	s.MaxBatchSize = len(row.Batch)
+	if err := p.SetConsumer(row.Queue, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range row.Batch {
+		p.Enqueue(row.Queue, m.message(), 0)
+	}
+	r, ok := p.Deliver(row.Queue, func(ev Event) error {
+		runSteps(t, ev, row.Steps)
+		if row.Throws {
+			return errors.New("uncaught exception")
+		}
+		return nil
+	})
+	if !ok {
+		t.Fatal("no batch delivered")
+	}
+	if r.Outcome != *row.Outcome {
+		t.Errorf("outcome = %q, want %q", r.Outcome, *row.Outcome)
+	}
+	// The calls the platform took, in getQueueResult's shape.
+	var acks []string
+	var retries []RetryMessage
+	for _, c := range row.Platform {
+		switch c.Call {
+		case "ack":
+			acks = append(acks, row.Batch[c.N].ID)
+		case "retry":
+			retries = append(retries, RetryMessage{row.Batch[c.N].ID, c.DelaySeconds})
+		}
+	}
+	if !reflect.DeepEqual(r.ExplicitAcks, acks) || !reflect.DeepEqual(r.RetryMessages, retries) {
+		t.Errorf("explicitAcks %v, retryMessages %v; want %v, %v", r.ExplicitAcks, r.RetryMessages, acks, retries)
+	}
+	var again []redeliveryRow
+	for _, rm := range r.Retried {
+		again = append(again, redeliveryRow{ID: rm.ID, DelaySeconds: rm.DelaySeconds})
+	}
+	// The next deliveries: their attempts.
+	q := p.Queued(row.Queue)
+	if len(q) != len(again) {
+		t.Fatalf("queued %d messages after the event, want %d", len(q), len(again))
+	}
+	for i := range again {
+		if q[i].ID != again[i].ID {
+			t.Fatalf("queued[%d] = %s, want %s", i, q[i].ID, again[i].ID)
+		}
+		again[i].Attempts = q[i].Attempts
+	}
+	if len(again) != len(row.Redelivered) || (len(again) > 0 && !reflect.DeepEqual(again, row.Redelivered)) {
+		t.Errorf("redelivered = %+v, want %+v", again, row.Redelivered)
+	}
+}
+
+// TestConsumerIndexAndDelayLimits checks n at -1, 0, len-1, len and the
+// retry delay at -1, 0, 1, MaxDelaySeconds, MaxDelaySeconds+1.
+func TestConsumerIndexAndDelayLimits(t *testing.T) {
+	msgs := []Message{{ID: "a"}, {ID: "b"}, {ID: "c"}}
+	for _, tc := range []struct {
+		n  int
+		ok bool
+	}{{-1, false}, {0, true}, {len(msgs) - 1, true}, {len(msgs), false}, {math.MinInt, false}, {math.MaxInt, false}} {
+		for _, call := range []string{"ack", "retry"} {
+			b := &recBatch{msgs: msgs}
+			ev := testEvent{kind: KindQueue, batch: b}
+			var err error
+			if call == "ack" {
+				err = AckQueueMessage(ev, tc.n)
+			} else {
+				err = RetryQueueMessage(ev, tc.n, 0)
+			}
+			want := &rowError{Message: MsgMessageIndex, Kind: "violation"}
+			if tc.ok {
+				want = nil
+			}
+			if e := checkErr(err, want); e != nil {
+				t.Errorf("%s %d: %v", call, tc.n, e)
+			}
+			if got := len(b.calls); got != map[bool]int{true: 1, false: 0}[tc.ok] {
+				t.Errorf("%s %d: %d platform calls", call, tc.n, got)
+			} else if tc.ok && (b.calls[0].Call != call || b.calls[0].N != tc.n) {
+				t.Errorf("%s %d: platform got %+v", call, tc.n, b.calls[0])
+			}
+		}
+	}
+	for _, tc := range []struct {
+		delay int
+		ok    bool
+	}{{-1, false}, {0, true}, {1, true}, {MaxDelaySeconds, true}, {MaxDelaySeconds + 1, false}, {math.MinInt, false}, {math.MaxInt, false}} {
+		b := &recBatch{msgs: msgs}
+		err := RetryQueueMessage(testEvent{kind: KindQueue, batch: b}, 1, tc.delay)
+		want := &rowError{Message: MsgDelayRange, Kind: "violation"}
+		if tc.ok {
+			want = nil
+		}
+		if e := checkErr(err, want); e != nil {
+			t.Errorf("retry delay %d: %v", tc.delay, e)
+		}
+		if tc.ok != (len(b.calls) == 1) || (tc.ok && b.calls[0] != (platformCall{"retry", 1, tc.delay})) {
+			t.Errorf("retry delay %d: platform got %+v", tc.delay, b.calls)
+		}
+	}
+	// The index is checked before the delay.
+	err := RetryQueueMessage(testEvent{kind: KindQueue, batch: &recBatch{msgs: msgs}}, 3, -1)
+	if e := checkErr(err, &rowError{"violation", MsgMessageIndex}); e != nil {
+		t.Error(e)
+	}
+}
+
+// TestConsumerNotQueueEvent: every consumer function checks its event first.
+func TestConsumerNotQueueEvent(t *testing.T) {
+	want := &rowError{Message: MsgNotQueueEvent, Kind: "violation"}
+	b := &recBatch{msgs: []Message{{ID: "a", Body: json.RawMessage("1")}}}
+	for _, ev := range []Event{nil, testEvent{kind: KindFetch}, testEvent{kind: KindFetch, batch: b},
+		testEvent{kind: KindQueue}, testEvent{kind: "Queue", batch: b}, testEvent{kind: "", batch: b}} {
+		_, err := ReadQueueBatch(ev)
+		if e := checkErr(err, want); e != nil {
+			t.Errorf("read %#v: %v", ev, e)
+		}
+		if e := checkErr(AckQueueMessage(ev, 0), want); e != nil {
+			t.Errorf("ack %#v: %v", ev, e)
+		}
+		// The event comes before the arguments.
+		if e := checkErr(RetryQueueMessage(ev, -1, -1), want); e != nil {
+			t.Errorf("retry %#v: %v", ev, e)
+		}
+	}
+	if len(b.calls) != 0 {
+		t.Errorf("platform calls %v", b.calls)
+	}
+}
+
+// TestReadQueueBatchNotJSON: a Body that is not a json.RawMessage is not a
+// JSON value, whatever Go value it is; the exception names its index.
+func TestReadQueueBatchNotJSON(t *testing.T) {
+	for _, body := range []any{nil, []byte("1"), "1", time.Unix(0, 0), math.NaN(), math.Inf(1), 1.5, map[string]any{}, json.Number("1")} {
+		b := &recBatch{queue: "Q", msgs: []Message{{ID: "a", Body: "x"}, {ID: "b", Body: body}}}
+		b.msgs[0].Body = json.RawMessage(`1`)
+		if canonStub() {
+			b.msgs = b.msgs[1:] // the first would fail on the stub
+		}
+		n := len(b.msgs) - 1
+		got, err := ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
+		want := &rowError{Message: MsgMessageNotJSON + fmt.Sprint(n), Kind: "violation"}
+		if e := checkErr(err, want); e != nil || got != "" {
+			t.Errorf("body %T %v: %q, %v", body, body, got, e)
+		}
+		if len(b.calls) != 0 {
+			t.Errorf("platform calls %v", b.calls)
+		}
+	}
+}
+
+// TestReadQueueBatchBodies needs the real canonical: invalid JSON and
+// ±Infinity are not JSON values; depth 32 passes, 33 aborts; the first
+// problem in message order wins.
+func TestReadQueueBatchBodies(t *testing.T) {
+	skipIfCanonStub(t)
+	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	notJSON := func(n int) *rowError { return &rowError{"violation", MsgMessageNotJSON + fmt.Sprint(n)} }
+	tooDeep := func(n int) *rowError { return &rowError{"abort", MsgMessageTooDeep + fmt.Sprint(n)} }
+	for _, tc := range []struct {
+		bodies []string
+		want   *rowError
+		text   string
+	}{
+		{[]string{`1`, `{`}, notJSON(1), ""},
+		{[]string{`1`, ``}, notJSON(1), ""},
+		{[]string{`1`, `1 2`}, notJSON(1), ""},
+		{[]string{`1`, "\"\xff\""}, notJSON(1), ""},
+		{[]string{`1e999`}, notJSON(0), ""},
+		{[]string{`[-1e999]`}, notJSON(0), ""},
+		{[]string{`{"a":1e999,"a":1}`}, nil, `[{"a":1}]`}, // the parsed value has no ±Infinity
+		{[]string{deep(MaxReadDepth)}, nil, "[" + deep(MaxReadDepth) + "]"},
+		{[]string{`1`, deep(MaxReadDepth + 1)}, tooDeep(1), ""},
+		{[]string{`{"a":` + deep(MaxReadDepth-1) + `}`}, nil, `[{"a":` + deep(MaxReadDepth-1) + `}]`},
+		{[]string{`{"a":` + deep(MaxReadDepth) + `}`}, tooDeep(0), ""},
+		{[]string{deep(MaxReadDepth + 1), `{`}, tooDeep(0), ""},
+		{[]string{`{`, deep(MaxReadDepth + 1)}, notJSON(0), ""},
+		{[]string{`{"$句柄":"1","$数字":"2"}`}, nil, `[{"$句柄":"1","$数字":"2"}]`},
+	} {
+		b := &recBatch{queue: "Q"}
+		for i, body := range tc.bodies {
+			b.msgs = append(b.msgs, Message{ID: fmt.Sprint(i), Attempts: 1, Timestamp: time.UnixMilli(5), Body: json.RawMessage(body)})
+		}
+		got, err := ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
+		if e := checkErr(err, tc.want); e != nil {
+			t.Errorf("%.60q: %v", tc.bodies, e)
+			continue
+		}
+		if tc.want != nil {
+			continue
+		}
+		var doc struct {
+			Messages []struct{ Body json.RawMessage }
+		}
+		if err := json.Unmarshal([]byte(got), &doc); err != nil {
+			t.Fatalf("%s: %v", got, err)
+		}
+		var bodies []string
+		for _, m := range doc.Messages {
+			bodies = append(bodies, string(m.Body))
+		}
+		if text := "[" + strings.Join(bodies, ",") + "]"; text != tc.text {
+			t.Errorf("%.60q: bodies %s, want %s", tc.bodies, text, tc.text)
+		}
+	}
+}
+
+// TestReadQueueBatchShape needs no body parsing: an empty batch, strings
+// quoted as JSON.stringify does, timestamps in whole milliseconds.
+func TestReadQueueBatchShape(t *testing.T) {
+	b := &recBatch{queue: "q\"\\\n\u2028"}
+	got, err := ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
+	if want := `{"queue":"q\"\\\n` + "\u2028" + `","messages":[]}`; err != nil || got != want {
+		t.Errorf("got %s, %v; want %s", got, err, want)
+	}
+	skipIfCanonStub(t)
+	b.queue = "Q"
+	b.msgs = []Message{{ID: "\x01", Attempts: 7, Timestamp: time.UnixMilli(-1).Add(999 * time.Microsecond), Body: json.RawMessage(`"s"`)}}
+	got, err = ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
+	if want := `{"queue":"Q","messages":[{"id":"\u0001","attempts":7,"timestamp":-1,"body":"s"}]}`; err != nil || got != want {
+		t.Errorf("got %s, %v; want %s", got, err, want)
+	}
+}
+
+// FuzzAckRetry: an ack or retry reaches the platform exactly when no error
+// is returned, and then with the arguments given.
+func FuzzAckRetry(f *testing.F) {
+	for _, row := range loadConsumerRows(f) {
+		for _, s := range row.Steps {
+			f.Add(len(row.Batch), s.N, s.DelaySeconds)
+		}
+	}
+	f.Fuzz(func(t *testing.T, size, n, delay int) {
+		size = min(max(size, 0), 200)
+		b := &recBatch{msgs: make([]Message, size)}
+		ev := testEvent{kind: KindQueue, batch: b}
+		errAck := AckQueueMessage(ev, n)
+		errRetry := RetryQueueMessage(ev, n, delay)
+		inRange := n >= 0 && n < size
+		okDelay := delay >= 0 && delay <= MaxDelaySeconds
+		var want []platformCall
+		if inRange {
+			want = append(want, platformCall{"ack", n, 0})
+			if okDelay {
+				want = append(want, platformCall{"retry", n, delay})
+			}
+		}
+		if (errAck == nil) != inRange || (errRetry == nil) != (inRange && okDelay) || !equalCalls(b.calls, want) {
+			t.Fatalf("size %d n %d delay %d: %v, %v, calls %v", size, n, delay, errAck, errRetry, b.calls)
+		}
+	})
+}
+
+// FuzzReadQueueBatch: what ReadQueueBatch returns is valid JSON whose body
+// is the canonical form of the message body, or the error says which rule.
+func FuzzReadQueueBatch(f *testing.F) {
+	for _, row := range loadConsumerRows(f) {
+		for _, m := range row.Batch {
+			f.Add(m.Body)
+		}
+	}
+	f.Add(`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]`)
+	f.Add(`1e999`)
+	f.Fuzz(func(t *testing.T, body string) {
+		skipIfCanonStub(t)
+		b := &recBatch{queue: "Q", msgs: []Message{{ID: "x", Attempts: 1, Body: json.RawMessage(body)}}}
+		got, err := ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
+		canon, info, cerr := canonical(nil, []byte(body), &canonOptions{})
+		var e *Error
+		switch {
+		case cerr != nil || info.prob.kind == problemInf:
+			if !errors.As(err, &e) || e.Msg != MsgMessageNotJSON+"0" {
+				t.Fatalf("%q: %v", body, err)
+			}
+		case info.depth > MaxReadDepth:
+			if !errors.As(err, &e) || e.Msg != MsgMessageTooDeep+"0" || e.Catchable() {
+				t.Fatalf("%q: %v", body, err)
+			}
+		default:
+			want := `{"queue":"Q","messages":[{"id":"x","attempts":1,"timestamp":` +
+				fmt.Sprint(time.Time{}.UnixMilli()) + `,"body":` + string(canon) + `}]}`
+			if err != nil || got != want || !json.Valid([]byte(got)) {
+				t.Fatalf("%q: %s, %v", body, got, err)
+			}
+		}
+		if len(b.calls) != 0 {
+			t.Fatal("reading called the platform")
+		}
+	})
+}

@@ -1,0 +1,426 @@
+package hostbridge
+
+// MemoryPlatform's delivery: one step (Deliver), the loop (Run), the batch a
+// handler gets and how its outcome is applied. The semantics are in
+// MemoryPlatform's doc.
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+)
+
+// DeliveryResult is what one delivery step did, in the shape of Cloudflare's
+// getQueueResult (outcome, explicitAcks, retryMessages) plus what the
+// platform then did with each message. Every message of the batch is in
+// exactly one of Acked, Retried, DeadLettered and Dropped.
+type DeliveryResult struct {
+	Queue string
+	// Outcome is "ok" when the handler returned nil, "exception" when it
+	// returned an error or panicked.
+	Outcome string
+	// Err is what the handler returned, or a *HandlerPanic.
+	Err error
+	// IDs are the messages of the batch, in order.
+	IDs []string
+	// ExplicitAcks are the messages the handler acked, in the order of the
+	// calls that took effect.
+	ExplicitAcks []string
+	// RetryMessages are the messages the handler retried, in the order of
+	// the first call, each with the delay of the last one (0: the default).
+	RetryMessages []RetryMessage
+	// Acked are the messages done.
+	Acked []string
+	// Retried are the messages scheduled again, with the delay applied.
+	Retried []RetryMessage
+	// DeadLettered are the messages moved to the dead-letter queue, with the
+	// attempts they reached.
+	DeadLettered []DeadLetter
+	// Dropped are the messages dropped after MaxRetries.
+	Dropped []string
+}
+
+// RetryMessage is one retried message (getQueueResult's retryMessages item).
+type RetryMessage struct {
+	ID           string
+	DelaySeconds int
+}
+
+// DeadLetter is one message moved to a dead-letter queue.
+type DeadLetter struct {
+	ID       string
+	Queue    string // the dead-letter queue
+	Attempts int    // deliveries it had
+}
+
+// HandlerPanic is the error of a batch whose handler panicked: the panic
+// failed the batch, as an uncaught exception does.
+type HandlerPanic struct {
+	Value any
+	Stack []byte
+}
+
+func (e *HandlerPanic) Error() string {
+	return fmt.Sprintf("hostbridge: queue handler panicked: %v", e.Value)
+}
+
+// Outcomes of DeliveryResult, as workerd names them.
+const (
+	OutcomeOK        = "ok"
+	OutcomeException = "exception"
+)
+
+// Deliver is one delivery step on queue: when a batch is ready (MaxBatchSize
+// messages are ready, or the oldest ready one has waited MaxBatchTimeout) it
+// hands the batch to handler as a queue Event, applies the outcome and
+// reports it; otherwise it returns false and does nothing. A nil handler
+// returns nil. Several goroutines may deliver from one queue at once: each
+// gets its own batch.
+func (p *MemoryPlatform) Deliver(queue string, handler func(Event) error) (DeliveryResult, bool) {
+	r, ok, _ := p.step(queue, handler)
+	return r, ok
+}
+
+// Run delivers batches from queue to handler until ctx ends, waiting for the
+// next ready batch in between (on a timer, or for Advance on a virtual
+// clock). When ctx ends it takes no new batch: the batch in flight finishes
+// (Run returns after its handler) and every other message stays queued. It
+// returns ctx.Err().
+func (p *MemoryPlatform) Run(ctx context.Context, queue string, handler func(Event) error) error {
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		_, ok, w := p.step(queue, handler)
+		if ok {
+			continue
+		}
+		var tick <-chan time.Time
+		if w.timed {
+			if timer == nil {
+				timer = time.NewTimer(w.after)
+			} else {
+				timer.Reset(w.after)
+			}
+			tick = timer.C
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-w.changed:
+		case <-tick:
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+	}
+}
+
+// wait says what an idle Run waits for.
+type wait struct {
+	changed <-chan struct{}
+	timed   bool          // a real-clock timer is due
+	after   time.Duration // when the next batch can be ready
+}
+
+// step is Deliver; when no batch is ready it also says what to wait for.
+func (p *MemoryPlatform) step(queue string, handler func(Event) error) (DeliveryResult, bool, wait) {
+	p.mu.Lock()
+	q := p.queueLocked(queue)
+	now := p.nowLocked()
+	q.promote(now)
+	n := q.batchLen(now)
+	if n == 0 {
+		w := wait{changed: p.changedLocked()}
+		if next, ok := q.nextReady(); ok && !p.virtual {
+			w.timed, w.after = true, max(next.Sub(now), 0)
+		}
+		p.mu.Unlock()
+		return DeliveryResult{}, false, w
+	}
+	taken := make([]*memMsg, n)
+	copy(taken, q.ready)
+	clear(q.ready[:n])
+	q.ready = q.ready[n:]
+	b := &memBatch{queue: queue, msgs: make([]Message, n), state: make([]msgState, n)}
+	for i, m := range taken {
+		m.tries++
+		b.msgs[i] = m.Message
+	}
+	q.inFlight += int64(n)
+	q.stats.Delivered += int64(n)
+	p.notifyLocked()
+	p.mu.Unlock()
+
+	err := callHandler(handler, memEvent{b})
+	b.close()
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r := p.finishLocked(q, taken, b, err)
+	p.notifyLocked()
+	return r, true, wait{}
+}
+
+// callHandler runs handler, turning a panic into a *HandlerPanic.
+func callHandler(handler func(Event) error, ev Event) (err error) {
+	if handler == nil {
+		return nil
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			err = &HandlerPanic{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return handler(ev)
+}
+
+// finishLocked applies the outcome of a batch, message by message:
+// "程序正常结束、对某条消息没有显式重试的，视为成功"; an uncaught exception means
+// "平台按队列的重试与死信配置整批重新投递（`attempts` 相应加一）".
+func (p *MemoryPlatform) finishLocked(q *memQueue, taken []*memMsg, b *memBatch, err error) DeliveryResult {
+	s := q.settings
+	now := p.nowLocked()
+	q.promote(now)
+	r := DeliveryResult{Queue: q.name, Outcome: OutcomeOK, Err: err, IDs: make([]string, len(taken))}
+	if err != nil {
+		r.Outcome = OutcomeException
+	}
+	if b.acks > 0 {
+		r.ExplicitAcks = make([]string, b.acks)
+	}
+	if b.retries > 0 {
+		r.RetryMessages = make([]RetryMessage, b.retries)
+	}
+	for i, st := range b.state {
+		switch st.kind {
+		case stateAcked:
+			r.ExplicitAcks[st.order] = taken[i].ID
+		case stateRetried:
+			r.RetryMessages[st.order] = RetryMessage{taken[i].ID, st.delay}
+		}
+	}
+	q.inFlight -= int64(len(taken))
+	for i, m := range taken {
+		r.IDs[i] = m.ID
+		st := b.state[i]
+		var again bool
+		if err == nil {
+			again = st.kind == stateRetried
+		} else {
+			again = st.kind != stateAcked || s.RedeliverAcked
+		}
+		if !again {
+			q.stats.Acked++
+			if r.Acked == nil {
+				r.Acked = make([]string, 0, len(taken)-i)
+			}
+			r.Acked = append(r.Acked, m.ID)
+			continue
+		}
+		if m.tries > s.MaxRetries {
+			if dlq := s.DeadLetterQueue; dlq != "" {
+				d := p.queueLocked(dlq)
+				d.promote(now)
+				r.DeadLettered = append(r.DeadLettered, DeadLetter{ID: m.ID, Queue: dlq, Attempts: m.Attempts})
+				q.stats.DeadLettered++
+				m.Attempts++
+				m.tries = 0
+				d.push(m, now, 0)
+				d.stats.Sent++
+			} else {
+				q.stats.Dropped++
+				r.Dropped = append(r.Dropped, m.ID)
+			}
+			continue
+		}
+		delay := s.RetryDelay
+		if st.kind == stateRetried && st.delay > 0 {
+			delay = st.delay
+		}
+		m.Attempts++
+		q.push(m, now, delay)
+		q.stats.Retried++
+		r.Retried = append(r.Retried, RetryMessage{m.ID, delay})
+	}
+	return r
+}
+
+// memMsg is a message on a queue.
+type memMsg struct {
+	Message
+	readyAt time.Time // when it is (or was) ready for delivery
+	tries   int       // deliveries from this queue
+	seq     uint64    // tie-break: arrival order
+}
+
+// memQueue is one queue: ready messages oldest first, delayed ones by time.
+type memQueue struct {
+	name     string
+	settings ConsumerSettings
+	ready    []*memMsg
+	delayed  msgHeap
+	inFlight int64
+	seq      uint64
+	stats    QueueStats
+}
+
+// push adds m, ready at once or after delaySeconds.
+func (q *memQueue) push(m *memMsg, now time.Time, delaySeconds int) {
+	q.seq++
+	m.seq = q.seq
+	m.readyAt = now
+	if delaySeconds > 0 {
+		m.readyAt = now.Add(time.Duration(delaySeconds) * time.Second)
+		heap.Push(&q.delayed, m)
+		return
+	}
+	q.ready = append(q.ready, m)
+}
+
+// promote moves the delayed messages whose time has come to the ready ones,
+// in time order. Every operation promotes before it adds, so the ready
+// messages stay ordered by readyAt.
+func (q *memQueue) promote(now time.Time) {
+	for len(q.delayed) > 0 && !q.delayed[0].readyAt.After(now) {
+		q.ready = append(q.ready, heap.Pop(&q.delayed).(*memMsg))
+	}
+}
+
+// batchLen is the size of the batch ready now, 0 when none is.
+func (q *memQueue) batchLen(now time.Time) int {
+	n, s := len(q.ready), q.settings
+	switch {
+	case n >= s.MaxBatchSize:
+		return s.MaxBatchSize
+	case n > 0 && now.Sub(q.ready[0].readyAt) >= s.MaxBatchTimeout:
+		return n
+	}
+	return 0
+}
+
+// nextReady is the earliest time a batch may become ready, when something
+// is queued.
+func (q *memQueue) nextReady() (time.Time, bool) {
+	var t time.Time
+	ok := false
+	if len(q.ready) > 0 {
+		t, ok = q.ready[0].readyAt.Add(q.settings.MaxBatchTimeout), true
+	}
+	if len(q.delayed) > 0 && (!ok || q.delayed[0].readyAt.Before(t)) {
+		t, ok = q.delayed[0].readyAt, true
+	}
+	return t, ok
+}
+
+func (q *memQueue) snapshot(now time.Time) QueueStats {
+	q.promote(now)
+	s := q.stats
+	s.InFlight = q.inFlight
+	s.Ready = int64(len(q.ready))
+	s.Pending = int64(len(q.ready)+len(q.delayed)) + q.inFlight
+	return s
+}
+
+// msgHeap orders delayed messages by readyAt, then arrival.
+type msgHeap []*memMsg
+
+func (h msgHeap) Len() int { return len(h) }
+func (h msgHeap) Less(i, j int) bool {
+	if !h[i].readyAt.Equal(h[j].readyAt) {
+		return h[i].readyAt.Before(h[j].readyAt)
+	}
+	return h[i].seq < h[j].seq
+}
+func (h msgHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *msgHeap) Push(x any)   { *h = append(*h, x.(*memMsg)) }
+func (h *msgHeap) Pop() any {
+	old := *h
+	m := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return m
+}
+
+// msgState is what the handler asked for one message.
+type msgState struct {
+	kind  uint8 // stateNone, stateAcked, stateRetried
+	order int32 // of the first call among the acks or the retries
+	delay int   // the last retry's delay
+}
+
+const (
+	stateNone uint8 = iota
+	stateAcked
+	stateRetried
+)
+
+// memBatch is the Batch of one delivery. Its methods are safe for
+// concurrent use; after the handler returned they do nothing.
+type memBatch struct {
+	queue   string
+	msgs    []Message
+	mu      sync.Mutex
+	state   []msgState
+	acks    int32 // explicit acks that took effect
+	retries int32 // messages explicitly retried
+	closed  bool
+}
+
+// memEvent is the queue Event of one delivery.
+type memEvent struct{ b *memBatch }
+
+func (e memEvent) Kind() string     { return KindQueue }
+func (e memEvent) Request() Request { return nil }
+func (e memEvent) Batch() Batch     { return e.b }
+
+func (b *memBatch) Queue() string { return b.queue }
+
+// Messages returns the same slice on every call; callers must not modify it.
+func (b *memBatch) Messages() []Message { return b.msgs }
+
+// Ack marks message i done, unless it was retried in this event (the first
+// call wins). An index out of range is ignored.
+func (b *memBatch) Ack(i int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed || i < 0 || i >= len(b.state) || b.state[i].kind != stateNone {
+		return
+	}
+	b.state[i] = msgState{kind: stateAcked, order: b.acks}
+	b.acks++
+}
+
+// Retry asks for message i again after delaySeconds (0: the queue's
+// RetryDelay), unless it was acked in this event (the first call wins); a
+// second Retry replaces the delay. An index or delay out of range is ignored.
+func (b *memBatch) Retry(i, delaySeconds int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed || i < 0 || i >= len(b.state) || delaySeconds < 0 || delaySeconds > MaxDelaySeconds {
+		return
+	}
+	switch b.state[i].kind {
+	case stateAcked:
+		return
+	case stateNone:
+		b.state[i] = msgState{kind: stateRetried, order: b.retries}
+		b.retries++
+	}
+	b.state[i].delay = delaySeconds
+}
+
+func (b *memBatch) close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.closed = true
+}

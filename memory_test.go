@@ -1,0 +1,877 @@
+package hostbridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var epoch = time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// newVirtual returns a platform on a virtual clock with binding B → queue q.
+func newVirtual(t testing.TB) *MemoryPlatform {
+	t.Helper()
+	p := NewMemoryPlatform()
+	p.VirtualClock(epoch)
+	p.Bind("B", "q")
+	p.Grant("B")
+	return p
+}
+
+func sendN(t testing.TB, p *MemoryPlatform, n, delay int) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		if err := p.Send("B", []byte(strconv.Itoa(i)), SendOptions{ContentType: contentTypeJSON, DelaySeconds: delay}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func setConsumer(t testing.TB, p *MemoryPlatform, queue string, f func(*ConsumerSettings)) {
+	t.Helper()
+	s := DefaultConsumerSettings()
+	f(&s)
+	if err := p.SetConsumer(queue, s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// deliver is Deliver that must deliver.
+func deliver(t testing.TB, p *MemoryPlatform, queue string, h func(Event) error) DeliveryResult {
+	t.Helper()
+	r, ok := p.Deliver(queue, h)
+	if !ok {
+		t.Fatalf("no batch ready on %s", queue)
+	}
+	return r
+}
+
+func noBatch(t testing.TB, p *MemoryPlatform, queue string) {
+	t.Helper()
+	if r, ok := p.Deliver(queue, func(Event) error { t.Error("handler called"); return nil }); ok {
+		t.Fatalf("unexpected batch %v", r.IDs)
+	}
+}
+
+// attempts returns each message's attempts, in batch order.
+func attemptsOf(ev Event) []int {
+	var a []int
+	for _, m := range ev.Batch().Messages() {
+		a = append(a, m.Attempts)
+	}
+	return a
+}
+
+func fail(Event) error { return errors.New("boom") }
+func ok(Event) error   { return nil }
+
+// checkStats checks the conservation law and the counters given.
+func checkStats(t testing.TB, p *MemoryPlatform, queue string, want QueueStats) {
+	t.Helper()
+	s := p.Stats(queue)
+	if s.Sent != s.Acked+s.DeadLettered+s.Dropped+s.Pending {
+		t.Errorf("%s: sent %d ≠ acked+deadLettered+dropped+pending in %+v", queue, s.Sent, s)
+	}
+	if s != want {
+		t.Errorf("%s stats\n got %+v\nwant %+v", queue, s, want)
+	}
+}
+
+func TestMemorySendEnqueues(t *testing.T) {
+	p := newVirtual(t)
+	body := []byte(`{"kind":"page"}`)
+	if err := p.Send("B", body, SendOptions{ContentType: "json"}); err != nil {
+		t.Fatal(err)
+	}
+	body[0] = 'X' // the platform keeps its own copy
+	p.Advance(time.Second)
+	if err := p.SendBatch("B", []BatchMessage{{Body: []byte(`1`), ContentType: "json"}, {Body: []byte(`"x"`), ContentType: "json", DelaySeconds: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	q := p.Queued("q")
+	if len(q) != 3 {
+		t.Fatalf("queued %d", len(q))
+	}
+	idRE := regexp.MustCompile(`^[0-9a-f]{32}$`)
+	seen := map[string]bool{}
+	for i, want := range []struct {
+		body string
+		ts   time.Time
+	}{{`{"kind":"page"}`, epoch}, {`1`, epoch.Add(time.Second)}, {`"x"`, epoch.Add(time.Second)}} {
+		m := q[i]
+		raw, isRaw := m.Body.(json.RawMessage)
+		if !isRaw || string(raw) != want.body || !m.Timestamp.Equal(want.ts) || m.Attempts != 1 || !idRE.MatchString(m.ID) || seen[m.ID] {
+			t.Errorf("message %d = %+v", i, m)
+		}
+		seen[m.ID] = true
+	}
+	// A second platform's IDs differ: the random half differs.
+	if id := NewMemoryPlatform().newIDLocked(); id[:16] == q[0].ID[:16] {
+		t.Errorf("two platforms share the ID prefix %s", id[:16])
+	}
+	checkStats(t, p, "q", QueueStats{Sent: 3, Pending: 3, Ready: 2})
+}
+
+func TestMemorySendRejected(t *testing.T) {
+	p := newVirtual(t)
+	p.FailNext("Queue is full")
+	if err := p.SendBatch("B", []BatchMessage{{Body: []byte(`1`), ContentType: "json"}}); err == nil || err.Error() != "Queue is full" {
+		t.Fatalf("err = %v", err)
+	}
+	if err := p.Send("nope", []byte(`1`), SendOptions{ContentType: "json"}); err == nil {
+		t.Fatal("unconfigured binding accepted")
+	}
+	if n := len(p.Queued("q")); n != 0 {
+		t.Fatalf("%d messages enqueued by failed sends", n)
+	}
+	p.SetCallLimit(-1)
+	for _, d := range []int{-1, MaxDelaySeconds + 1} {
+		if err := p.SendBatch("B", []BatchMessage{{Body: []byte(`1`), ContentType: "json"}, {Body: []byte(`2`), ContentType: "json", DelaySeconds: d}}); err == nil {
+			t.Fatalf("delay %d accepted", d)
+		}
+	}
+	if err := p.Send("B", []byte(`1`), SendOptions{ContentType: "json", DelaySeconds: MaxDelaySeconds}); err != nil {
+		t.Fatal(err)
+	}
+	if q := p.Queued("q"); len(q) != 1 {
+		t.Fatalf("%d messages enqueued", len(q))
+	}
+	if c := p.Calls(); len(c) != 5 || c[0].Err != "Queue is full" || c[1].Err == "" || c[4].Err != "" {
+		t.Fatalf("calls %+v", c)
+	}
+	p.SetCallLimit(1)
+	sendN(t, p, 3, 0)
+	if c := p.Calls(); len(c) != 1 || string(c[0].Messages[0].Body) != "2" {
+		t.Fatalf("calls after SetCallLimit(1): %+v", c)
+	}
+	p.SetCallLimit(0)
+	sendN(t, p, 1, 0)
+	if c := p.Calls(); len(c) != 0 {
+		t.Fatalf("calls after SetCallLimit(0): %+v", c)
+	}
+}
+
+// TestMemorySendDelay: a message with DelaySeconds is ready that many
+// seconds after the send, not a nanosecond before.
+func TestMemorySendDelay(t *testing.T) {
+	p := newVirtual(t)
+	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0 })
+	sendN(t, p, 1, 30)
+	noBatch(t, p, "q")
+	p.Advance(30*time.Second - time.Nanosecond)
+	noBatch(t, p, "q")
+	p.Advance(time.Nanosecond)
+	r := deliver(t, p, "q", ok)
+	if len(r.IDs) != 1 || len(r.Acked) != 1 {
+		t.Fatalf("%+v", r)
+	}
+	checkStats(t, p, "q", QueueStats{Sent: 1, Delivered: 1, Acked: 1})
+}
+
+// TestMemoryBatchSizeAndTimeout: full batches go at once; a partial one when
+// its oldest message has waited MaxBatchTimeout.
+func TestMemoryBatchSizeAndTimeout(t *testing.T) {
+	p := newVirtual(t)
+	sendN(t, p, 25, 0)
+	for _, want := range []int{10, 10} {
+		if r := deliver(t, p, "q", ok); len(r.IDs) != want {
+			t.Fatalf("batch of %d, want %d", len(r.IDs), want)
+		}
+	}
+	noBatch(t, p, "q")
+	p.Advance(5*time.Second - time.Nanosecond)
+	noBatch(t, p, "q")
+	p.Advance(time.Nanosecond)
+	var bodies []string
+	r := deliver(t, p, "q", func(ev Event) error {
+		for _, m := range ev.Batch().Messages() {
+			bodies = append(bodies, string(m.Body.(json.RawMessage)))
+		}
+		return nil
+	})
+	if len(r.IDs) != 5 || fmt.Sprint(bodies) != "[20 21 22 23 24]" {
+		t.Fatalf("last batch %v", bodies)
+	}
+	// The timeout counts from when a delayed message became ready.
+	sendN(t, p, 1, 10)
+	p.Advance(14 * time.Second)
+	noBatch(t, p, "q")
+	p.Advance(time.Second)
+	deliver(t, p, "q", ok)
+	// MaxBatchSize 1 and 100 (the limits) cut batches so.
+	for _, size := range []int{1, maxConsumerBatchSize} {
+		setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchSize = size })
+		sendN(t, p, size+1, 0)
+		if r := deliver(t, p, "q", ok); len(r.IDs) != size {
+			t.Fatalf("MaxBatchSize %d: batch of %d", size, len(r.IDs))
+		}
+		p.Advance(5 * time.Second)
+		if r := deliver(t, p, "q", ok); len(r.IDs) != 1 {
+			t.Fatalf("MaxBatchSize %d: rest of %d", size, len(r.IDs))
+		}
+	}
+}
+
+func TestMemoryConsumerSettingsLimits(t *testing.T) {
+	p := NewMemoryPlatform()
+	for _, tc := range []struct {
+		f  func(*ConsumerSettings)
+		ok bool
+	}{
+		{func(s *ConsumerSettings) { s.MaxBatchSize = 0 }, false},
+		{func(s *ConsumerSettings) { s.MaxBatchSize = 1 }, true},
+		{func(s *ConsumerSettings) { s.MaxBatchSize = 100 }, true},
+		{func(s *ConsumerSettings) { s.MaxBatchSize = 101 }, false},
+		{func(s *ConsumerSettings) { s.MaxBatchTimeout = -1 }, false},
+		{func(s *ConsumerSettings) { s.MaxBatchTimeout = 0 }, true},
+		{func(s *ConsumerSettings) { s.MaxBatchTimeout = 60 * time.Second }, true},
+		{func(s *ConsumerSettings) { s.MaxBatchTimeout = 60*time.Second + 1 }, false},
+		{func(s *ConsumerSettings) { s.MaxRetries = -1 }, false},
+		{func(s *ConsumerSettings) { s.MaxRetries = 0 }, true},
+		{func(s *ConsumerSettings) { s.MaxRetries = 100 }, true},
+		{func(s *ConsumerSettings) { s.MaxRetries = 101 }, false},
+		{func(s *ConsumerSettings) { s.RetryDelay = -1 }, false},
+		{func(s *ConsumerSettings) { s.RetryDelay = 0 }, true},
+		{func(s *ConsumerSettings) { s.RetryDelay = MaxDelaySeconds }, true},
+		{func(s *ConsumerSettings) { s.RetryDelay = MaxDelaySeconds + 1 }, false},
+		{func(s *ConsumerSettings) { s.DeadLetterQueue = "q" }, false},
+		{func(s *ConsumerSettings) { s.DeadLetterQueue = "dlq" }, true},
+	} {
+		s := DefaultConsumerSettings()
+		tc.f(&s)
+		err := p.SetConsumer("q", s)
+		if (err == nil) != tc.ok {
+			t.Errorf("%+v: %v", s, err)
+		}
+		if got := p.Consumer("q"); tc.ok != (got == s) {
+			t.Errorf("%+v: settings now %+v", s, got)
+		}
+		p.SetConsumer("q", DefaultConsumerSettings())
+	}
+	if d := DefaultConsumerSettings(); d != (ConsumerSettings{MaxBatchSize: 10, MaxBatchTimeout: 5 * time.Second, MaxRetries: 3}) {
+		t.Errorf("defaults %+v", d)
+	}
+}
+
+// TestMemoryMaxRetriesDeadLetter: attempts count 1…MaxRetries+1; then the
+// message goes to the dead-letter queue with its attempts, and counts on.
+func TestMemoryMaxRetriesDeadLetter(t *testing.T) {
+	p := newVirtual(t)
+	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0; s.DeadLetterQueue = "dlq" })
+	setConsumer(t, p, "dlq", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0; s.MaxRetries = 0 })
+	sendN(t, p, 2, 0)
+	var seen []string
+	for i := 1; i <= 4; i++ {
+		r := deliver(t, p, "q", func(ev Event) error {
+			seen = append(seen, fmt.Sprint(attemptsOf(ev)))
+			return fail(ev)
+		})
+		if r.Outcome != OutcomeException || r.Err == nil || r.Err.Error() != "boom" {
+			t.Fatalf("result %+v", r)
+		}
+		if i < 4 && (len(r.Retried) != 2 || len(r.DeadLettered) != 0) {
+			t.Fatalf("delivery %d: %+v", i, r)
+		}
+		if i == 4 && !reflect.DeepEqual(r.DeadLettered, []DeadLetter{{r.IDs[0], "dlq", 4}, {r.IDs[1], "dlq", 4}}) {
+			t.Fatalf("delivery 4 dead letters %+v", r.DeadLettered)
+		}
+	}
+	if fmt.Sprint(seen) != "[[1 1] [2 2] [3 3] [4 4]]" {
+		t.Fatalf("attempts %v", seen)
+	}
+	noBatch(t, p, "q")
+	checkStats(t, p, "q", QueueStats{Sent: 2, Delivered: 8, Retried: 6, DeadLettered: 2})
+	// The dead letters keep their ID, timestamp and body; attempts count on.
+	dl := p.Queued("dlq")
+	if len(dl) != 2 || dl[0].Attempts != 5 || !dl[0].Timestamp.Equal(epoch) || string(dl[1].Body.(json.RawMessage)) != "1" {
+		t.Fatalf("dead letters %+v", dl)
+	}
+	// The dead-letter queue has its own MaxRetries (0): one failure drops.
+	r := deliver(t, p, "dlq", fail)
+	if len(r.Dropped) != 2 || len(r.Retried) != 0 {
+		t.Fatalf("dlq result %+v", r)
+	}
+	checkStats(t, p, "dlq", QueueStats{Sent: 2, Delivered: 2, Dropped: 2})
+}
+
+// TestMemoryFailedBatchModes: after ack 0, retry 1, nothing for 2, a failed
+// batch comes back whole, except the acked message in production mode.
+func TestMemoryFailedBatchModes(t *testing.T) {
+	for _, miniflare := range []bool{false, true} {
+		t.Run(fmt.Sprintf("RedeliverAcked=%v", miniflare), func(t *testing.T) {
+			p := newVirtual(t)
+			setConsumer(t, p, "q", func(s *ConsumerSettings) {
+				s.MaxBatchSize = 3
+				s.RetryDelay = 2
+				s.RedeliverAcked = miniflare
+			})
+			sendN(t, p, 3, 0)
+			r := deliver(t, p, "q", func(ev Event) error {
+				if err := AckQueueMessage(ev, 0); err != nil {
+					return err
+				}
+				if err := RetryQueueMessage(ev, 1, 9); err != nil {
+					return err
+				}
+				panic("handler bug")
+			})
+			var hp *HandlerPanic
+			if r.Outcome != OutcomeException || !errors.As(r.Err, &hp) || hp.Value != "handler bug" || len(hp.Stack) == 0 {
+				t.Fatalf("result %+v", r)
+			}
+			want := []RetryMessage{{r.IDs[1], 9}, {r.IDs[2], 2}}
+			acked := []string{r.IDs[0]}
+			if miniflare {
+				want = append([]RetryMessage{{r.IDs[0], 2}}, want...)
+				acked = nil
+			}
+			if !reflect.DeepEqual(r.Retried, want) || !reflect.DeepEqual(r.Acked, acked) {
+				t.Fatalf("retried %v acked %v; want %v %v", r.Retried, r.Acked, want, acked)
+			}
+			if !reflect.DeepEqual(r.ExplicitAcks, []string{r.IDs[0]}) || !reflect.DeepEqual(r.RetryMessages, []RetryMessage{{r.IDs[1], 9}}) {
+				t.Fatalf("explicit %v %v", r.ExplicitAcks, r.RetryMessages)
+			}
+			p.Advance(2 * time.Second)
+			p.Advance(5 * time.Second) // the batch timeout
+			r2 := deliver(t, p, "q", func(ev Event) error {
+				if a := fmt.Sprint(attemptsOf(ev)); (miniflare && a != "[2 2]") || (!miniflare && a != "[2]") {
+					t.Errorf("attempts %s", a)
+				}
+				return nil
+			})
+			if miniflare != (r2.IDs[0] == r.IDs[0]) {
+				t.Errorf("redelivered %v", r2.IDs)
+			}
+			p.Advance(7 * time.Second) // 9 s after the failure, and the batch timeout
+			r3 := deliver(t, p, "q", ok)
+			if !reflect.DeepEqual(r3.IDs, []string{r.IDs[1]}) {
+				t.Errorf("after 9 s: %v", r3.IDs)
+			}
+		})
+	}
+}
+
+// TestMemoryAckRetryFirstCallWins: between ack and retry the first call
+// wins; a second retry replaces the delay; retry(0) is the queue's
+// RetryDelay; calls after the event are ignored.
+func TestMemoryAckRetryFirstCallWins(t *testing.T) {
+	p := newVirtual(t)
+	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchSize = 5; s.RetryDelay = 7; s.MaxBatchTimeout = 0 })
+	sendN(t, p, 5, 0)
+	var late Event
+	r := deliver(t, p, "q", func(ev Event) error {
+		late = ev
+		b := ev.Batch()
+		b.Ack(0)
+		b.Retry(0, 30) // ignored: acked first
+		b.Retry(1, 30)
+		b.Ack(1) // ignored: retried first
+		b.Retry(2, 30)
+		b.Retry(2, 4) // replaces 30
+		b.Retry(3, 0) // the queue's RetryDelay
+		b.Ack(4)
+		b.Ack(4)       // twice is once
+		b.Ack(-1)      // out of range: ignored
+		b.Retry(5, 1)  // out of range: ignored
+		b.Retry(4, -1) // bad delay: ignored
+		return nil
+	})
+	ids := r.IDs
+	if !reflect.DeepEqual(r.ExplicitAcks, []string{ids[0], ids[4]}) ||
+		!reflect.DeepEqual(r.RetryMessages, []RetryMessage{{ids[1], 30}, {ids[2], 4}, {ids[3], 0}}) ||
+		!reflect.DeepEqual(r.Retried, []RetryMessage{{ids[1], 30}, {ids[2], 4}, {ids[3], 7}}) ||
+		!reflect.DeepEqual(r.Acked, []string{ids[0], ids[4]}) {
+		t.Fatalf("result %+v", r)
+	}
+	late.Batch().Retry(0, 1) // after the event: ignored
+	late.Batch().Ack(1)
+	if q := p.Queued("q"); len(q) != 3 || q[0].ID != ids[2] || q[1].ID != ids[3] || q[2].ID != ids[1] || q[0].Attempts != 2 {
+		t.Fatalf("queued %+v", q)
+	}
+	for _, step := range []struct {
+		advance time.Duration
+		want    []string
+	}{{4*time.Second - 1, nil}, {1, []string{ids[2]}}, {2 * time.Second, nil}, {time.Second, []string{ids[3]}}, {22 * time.Second, nil}, {time.Second, []string{ids[1]}}} {
+		p.Advance(step.advance)
+		r, got := p.Deliver("q", ok)
+		if got != (step.want != nil) || (got && !reflect.DeepEqual(r.IDs, step.want)) {
+			t.Fatalf("after +%v: %v %v, want %v", step.advance, got, r.IDs, step.want)
+		}
+	}
+}
+
+// TestMemoryUncaughtException is the spec row 队列事件里程序抛出未捕获异常
+// end to end: the failure goes back to the platform, which redelivers the
+// whole batch with attempts+1.
+func TestMemoryUncaughtException(t *testing.T) {
+	p := newVirtual(t)
+	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchSize = 3 })
+	sendN(t, p, 3, 0)
+	first := deliver(t, p, "q", func(ev Event) error {
+		if _, err := ReadQueueBatch(ev); err != nil && !canonStub() {
+			return err
+		}
+		return errors.New("uncaught")
+	})
+	p.Advance(5 * time.Second)
+	second := deliver(t, p, "q", func(ev Event) error {
+		if a := fmt.Sprint(attemptsOf(ev)); a != "[2 2 2]" {
+			t.Errorf("attempts %s", a)
+		}
+		return nil
+	})
+	if first.Outcome != OutcomeException || !reflect.DeepEqual(first.IDs, second.IDs) || len(second.Acked) != 3 {
+		t.Fatalf("first %+v second %+v", first, second)
+	}
+	checkStats(t, p, "q", QueueStats{Sent: 3, Delivered: 6, Acked: 3, Retried: 3})
+}
+
+// TestMemoryEnqueueNotJSON: a message another producer sent with a
+// structured clone reaches ReadQueueBatch as a value that is not JSON.
+func TestMemoryEnqueueNotJSON(t *testing.T) {
+	p := newVirtual(t)
+	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0 })
+	p.Enqueue("q", Message{Body: time.Unix(0, 0)}, 0)
+	deliver(t, p, "q", func(ev Event) error {
+		_, err := ReadQueueBatch(ev)
+		if e := checkErr(err, &rowError{"violation", MsgMessageNotJSON + "0"}); e != nil {
+			t.Error(e)
+		}
+		return nil
+	})
+	if err := p.Send("B", []byte("hi"), SendOptions{ContentType: "text"}); err != nil {
+		t.Fatal(err)
+	}
+	if q := p.Queued("q"); len(q) != 1 || q[0].Body != "hi" {
+		t.Fatalf("text message %+v", q)
+	}
+}
+
+// TestMemoryRunVirtual: Run waits for Advance on a virtual clock; when its
+// context ends it lets the batch in flight finish and takes no other.
+func TestMemoryRunVirtual(t *testing.T) {
+	p := newVirtual(t)
+	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchSize = 2 })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	entered := make(chan []string, 10)
+	release := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- p.Run(ctx, "q", func(ev Event) error {
+			var ids []string
+			for _, m := range ev.Batch().Messages() {
+				ids = append(ids, m.ID)
+			}
+			entered <- ids
+			<-release
+			return nil
+		})
+	}()
+	sendN(t, p, 1, 0)
+	// One message waits for the batch timeout: nothing until Advance.
+	waitCtx, stop := context.WithTimeout(context.Background(), time.Minute)
+	defer stop()
+	p.Advance(5 * time.Second)
+	var first []string
+	select {
+	case first = <-entered:
+	case <-waitCtx.Done():
+		t.Fatal("Run did not deliver after Advance")
+	}
+	sendN(t, p, 4, 0) // two full batches are ready now
+	cancel()          // while the first batch is in flight
+	close(release)
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run returned %v", err)
+	}
+	if len(first) != 1 || len(entered) != 0 {
+		t.Fatalf("first %v, then %d more batches", first, len(entered))
+	}
+	checkStats(t, p, "q", QueueStats{Sent: 5, Delivered: 1, Acked: 1, Pending: 4, Ready: 4})
+}
+
+// TestMemoryRunRealClock: on the real clock Run waits on a timer for the
+// batch timeout. The deadline only guards against a hang.
+func TestMemoryRunRealClock(t *testing.T) {
+	p := NewMemoryPlatform()
+	p.Bind("B", "q")
+	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = time.Millisecond })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- p.Run(runCtx, "q", ok) }()
+	sendN(t, p, 3, 0)
+	err := p.Wait(ctx, func() bool { return p.Stats("q").Acked == 3 })
+	stop()
+	<-done
+	if err != nil {
+		t.Fatalf("not delivered: %v, %+v", err, p.Stats("q"))
+	}
+}
+
+func TestMemoryNilHandlerAndSnapshot(t *testing.T) {
+	p := newVirtual(t)
+	sendN(t, p, 10, 0)
+	if r := deliver(t, p, "q", nil); r.Outcome != OutcomeOK || len(r.Acked) != 10 {
+		t.Fatalf("%+v", r)
+	}
+	snap := p.Snapshot()
+	data, err := json.Marshal(snap)
+	if err != nil || string(data) != `{"q":{"sent":10,"delivered":10,"acked":10,"retried":0,"deadLettered":0,"dropped":0,"pending":0,"inFlight":0,"ready":0}}` {
+		t.Fatalf("%s %v", data, err)
+	}
+	if s := p.Stats("none"); s != (QueueStats{}) {
+		t.Fatalf("unknown queue %+v", s)
+	}
+}
+
+// TestMemoryStress: 8 producers, 4 consumer loops, handlers that fail about
+// 10% of the time and sometimes panic, 20 000 messages. Every message ends
+// acked or dead-lettered exactly once; none is lost, none invented. The
+// clock is virtual: a driver advances it only when nothing is ready and
+// nothing is in flight, so retry delays pass without sleeping.
+func TestMemoryStress(t *testing.T) {
+	const producers, perProducer, consumers = 8, 2500, 4
+	const total = producers * perProducer
+	p := newVirtual(t)
+	p.SetCallLimit(0)
+	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0; s.DeadLetterQueue = "dlq" })
+	setConsumer(t, p, "dlq", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0 })
+
+	var mu sync.Mutex
+	acked := map[string]int{}     // body → times acked
+	dead := map[string]int{}      // body → times dead-lettered
+	idBody := map[string]string{} // ID → body, to see that IDs keep their body
+	var errs []error
+	report := func(err error) { errs = append(errs, err) } // under mu
+	see := func(m Message) string {
+		body := string(m.Body.(json.RawMessage))
+		if b, ok := idBody[m.ID]; ok && b != body {
+			report(fmt.Errorf("ID %s had body %s, now %s", m.ID, b, body))
+		}
+		idBody[m.ID] = body
+		return body
+	}
+	// A poison message is retried on every delivery: it must end dead-lettered.
+	poison := func(body string) bool { return fnv32(body)%1000 == 0 }
+	// roll is a deterministic die per message and attempt.
+	roll := func(body string, attempts, salt int) int {
+		h := fnv32(body) ^ uint32(attempts*7919+salt*104729)
+		h ^= h >> 13
+		h *= 0x5bd1e995
+		h ^= h >> 15
+		return int(h % 100)
+	}
+	handler := func(ev Event) error {
+		text, err := ReadQueueBatch(ev)
+		if err != nil || !json.Valid([]byte(text)) {
+			return fmt.Errorf("read: %v", err)
+		}
+		msgs := ev.Batch().Messages()
+		mu.Lock()
+		defer mu.Unlock()
+		var implicit []string
+		for i, m := range msgs {
+			body := see(m)
+			switch r := roll(body, m.Attempts, 1); {
+			case poison(body) || r < 4:
+				if err := RetryQueueMessage(ev, i, r%2); err != nil { // 0: default, 1 s
+					report(err)
+				}
+			case r < 50:
+				if err := AckQueueMessage(ev, i); err != nil {
+					report(err)
+				}
+				acked[body]++ // final: acked messages are not redelivered
+			default:
+				implicit = append(implicit, body)
+			}
+		}
+		switch r := roll(see(msgs[0]), msgs[0].Attempts, 2); {
+		case r < 7:
+			return errors.New("handler failed")
+		case r < 10:
+			panic("handler panicked")
+		}
+		for _, body := range implicit {
+			acked[body]++
+		}
+		return nil
+	}
+	dlqHandler := func(ev Event) error {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, m := range ev.Batch().Messages() {
+			dead[see(m)]++
+		}
+		return nil
+	}
+	finished := func() bool {
+		mu.Lock()
+		n := len(acked) + len(dead)
+		mu.Unlock()
+		q, d := p.Stats("q"), p.Stats("dlq")
+		return n >= total && q.Pending == 0 && d.Pending == 0
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // guards a hang only
+	defer cancel()
+	runCtx, stop := context.WithCancel(ctx)
+	var loops sync.WaitGroup
+	for i := 0; i < consumers; i++ {
+		loops.Add(1)
+		go func() { defer loops.Done(); p.Run(runCtx, "q", handler) }()
+	}
+	loops.Add(1)
+	go func() { defer loops.Done(); p.Run(runCtx, "dlq", dlqHandler) }()
+
+	var prod sync.WaitGroup
+	for i := 0; i < producers; i++ {
+		prod.Add(1)
+		go func(i int) {
+			defer prod.Done()
+			for j := 0; j < perProducer; {
+				if j%50 < 25 {
+					body := fmt.Sprintf(`{"p":%d,"s":%d}`, i, j)
+					if err := SendQueueMessage(p, "B", body, 0); err != nil {
+						t.Error(err)
+					}
+					j++
+					continue
+				}
+				var items []string
+				for k := 0; k < 5; k++ {
+					items = append(items, fmt.Sprintf(`{"body":{"p":%d,"s":%d}}`, i, j))
+					j++
+				}
+				if err := SendQueueBatch(p, "B", "["+strings.Join(items, ",")+"]"); err != nil {
+					t.Error(err)
+				}
+			}
+		}(i)
+	}
+	// The driver: time passes only when nothing can happen now.
+	idle := func() bool {
+		q, d := p.Stats("q"), p.Stats("dlq")
+		return q.InFlight+d.InFlight == 0 && q.Ready+d.Ready == 0 && q.Pending+d.Pending > 0
+	}
+	for {
+		if err := p.Wait(ctx, func() bool { return finished() || idle() }); err != nil {
+			t.Fatalf("stuck: %v; q %+v dlq %+v", err, p.Stats("q"), p.Stats("dlq"))
+		}
+		if finished() {
+			break
+		}
+		p.Advance(time.Second)
+	}
+	prod.Wait()
+	stop()
+	loops.Wait()
+
+	for _, err := range errs {
+		t.Error(err)
+	}
+	poisoned := 0
+	for i := 0; i < producers; i++ {
+		for j := 0; j < perProducer; j++ {
+			body := fmt.Sprintf(`{"p":%d,"s":%d}`, i, j)
+			if a, d := acked[body], dead[body]; a+d != 1 || (poison(body) && d != 1) {
+				t.Fatalf("%s acked %d times, dead-lettered %d times", body, a, d)
+			}
+			if poison(body) {
+				poisoned++
+			}
+		}
+	}
+	if len(acked)+len(dead) != total || len(idBody) != total {
+		t.Fatalf("%d acked + %d dead, %d IDs; want %d", len(acked), len(dead), len(idBody), total)
+	}
+	q, d := p.Stats("q"), p.Stats("dlq")
+	if q.Sent != total || q.Acked != int64(len(acked)) || q.DeadLettered != int64(len(dead)) || q.Dropped != 0 ||
+		d.Sent != int64(len(dead)) || d.Acked != int64(len(dead)) || q.Retried == 0 || poisoned == 0 || len(dead) < poisoned {
+		t.Fatalf("q %+v\ndlq %+v\nacked %d dead %d", q, d, len(acked), len(dead))
+	}
+	t.Logf("q %+v; dlq %+v; %d poison messages; virtual time %v", q, d, poisoned, p.Now().Sub(epoch))
+}
+
+func fnv32(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= 16777619
+	}
+	return h
+}
+
+// BenchmarkQueueEndToEnd: send → deliver → ReadQueueBatch → AckQueueMessage
+// for small page messages in batches of 10; one op is one message.
+func BenchmarkQueueEndToEnd(b *testing.B) {
+	p := newVirtual(b)
+	p.SetCallLimit(0)
+	body := `{"kind":"page","url":"/release/x","version":"v8","refresh":true}`
+	handler := func(ev Event) error {
+		if _, err := ReadQueueBatch(ev); err != nil {
+			return err
+		}
+		for i := range ev.Batch().Messages() {
+			if err := AckQueueMessage(ev, i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := SendQueueMessage(p, "B", body, 0); err != nil {
+			b.Fatal(err)
+		}
+		if i%10 == 9 {
+			if r, ok := p.Deliver("q", handler); !ok || r.Outcome != OutcomeOK {
+				b.Fatalf("%v %+v", ok, r)
+			}
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+	if s := p.Stats("q"); s.Acked != int64(b.N/10*10) {
+		b.Fatalf("%+v", s)
+	}
+}
+
+// FuzzMemoryDelivery runs random sequences of sends, deliveries (with random
+// acks, retries, failures and panics), clock moves and setting changes, and
+// checks the invariants: every queue keeps Sent = Acked + DeadLettered +
+// Dropped + Pending; each delivered message ends in exactly one of Acked,
+// Retried, DeadLettered, Dropped; attempts go up by one per delivery; a
+// message done or dropped is never delivered again, a dead letter only from
+// the dead-letter queue.
+func FuzzMemoryDelivery(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 1, 9, 17, 2, 41, 1, 200, 3, 4})
+	f.Add([]byte{0, 8, 16, 3, 11, 1, 255, 255, 1, 254, 2, 80, 1, 0, 4, 4, 4})
+	f.Add([]byte{3, 27, 0, 0, 0, 0, 1, 7, 7, 7, 7, 1, 15, 1, 23, 2, 255, 1, 31, 4, 1, 4})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		p := newVirtual(t)
+		p.SetCallLimit(0)
+		attempts := map[string]int{} // ID → attempts of its last delivery
+		where := map[string]string{} // ID → the queue it must next come from; "" when finished
+		next := func() byte {
+			if len(ops) == 0 {
+				return 0
+			}
+			b := ops[0]
+			ops = ops[1:]
+			return b
+		}
+		check := func(r DeliveryResult, queue string, batch []Message) {
+			seen := map[string]int{}
+			for _, id := range r.Acked {
+				seen[id]++
+				where[id] = ""
+			}
+			for _, rm := range r.Retried {
+				seen[rm.ID]++
+			}
+			for _, d := range r.DeadLettered {
+				seen[d.ID]++
+				where[d.ID] = d.Queue
+				if d.Attempts != attempts[d.ID] {
+					t.Fatalf("dead letter %s with attempts %d, delivered with %d", d.ID, d.Attempts, attempts[d.ID])
+				}
+			}
+			for _, id := range r.Dropped {
+				seen[id]++
+				where[id] = ""
+			}
+			if len(seen) != len(batch) || len(r.IDs) != len(batch) {
+				t.Fatalf("result %+v for a batch of %d", r, len(batch))
+			}
+			for _, m := range batch {
+				if seen[m.ID] != 1 {
+					t.Fatalf("message %s is in %d outcomes: %+v", m.ID, seen[m.ID], r)
+				}
+			}
+		}
+		deliverFrom := func(queue string) {
+			var batch []Message
+			r, ok := p.Deliver(queue, func(ev Event) error {
+				batch = ev.Batch().Messages()
+				for i, m := range batch {
+					if w, known := where[m.ID]; known && w != queue {
+						t.Fatalf("message %s delivered from %s, expected from %q", m.ID, queue, w)
+					}
+					if prev := attempts[m.ID]; m.Attempts != prev+1 {
+						t.Fatalf("message %s: attempts %d after %d", m.ID, m.Attempts, prev)
+					}
+					attempts[m.ID] = m.Attempts
+					where[m.ID] = queue
+					switch c := next(); c % 4 {
+					case 1:
+						ev.Batch().Ack(i)
+					case 2:
+						ev.Batch().Retry(i, int(c>>2)%3)
+					case 3:
+						ev.Batch().Retry(i, int(c>>2)%3)
+						ev.Batch().Ack(i)
+					}
+				}
+				switch next() % 5 {
+				case 3:
+					return errors.New("fail")
+				case 4:
+					panic("panic")
+				}
+				return nil
+			})
+			if ok {
+				check(r, queue, batch)
+			}
+		}
+		for len(ops) > 0 {
+			switch op := next(); op % 6 {
+			case 0:
+				if err := SendQueueMessage(p, "B", "1", int(op>>3)%3); err != nil {
+					t.Fatal(err)
+				}
+			case 1:
+				deliverFrom("q")
+			case 2:
+				p.Advance(time.Duration(op>>3) * time.Second)
+			case 3:
+				s := ConsumerSettings{
+					MaxBatchSize:    int(op>>3)%4 + 1,
+					MaxBatchTimeout: time.Duration(op>>5%2) * time.Second,
+					MaxRetries:      int(op>>6) % 3,
+					RetryDelay:      int(op>>4) % 2,
+					RedeliverAcked:  op&0x40 != 0,
+				}
+				if op&0x80 != 0 {
+					s.DeadLetterQueue = "dlq"
+				}
+				if err := p.SetConsumer("q", s); err != nil {
+					t.Fatal(err)
+				}
+			case 4:
+				deliverFrom("dlq")
+			case 5:
+				p.Enqueue("q", Message{Body: json.RawMessage(`2`)}, int(op>>3)%2)
+			}
+			for name, s := range p.Snapshot() {
+				if s.Sent != s.Acked+s.DeadLettered+s.Dropped+s.Pending || s.InFlight != 0 || s.Ready > s.Pending {
+					t.Fatalf("%s: %+v", name, s)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,657 @@
+package hostbridge
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// urlTestEvent is the fake event of the URL tests: kind, and a request (nil:
+// the event has no request object).
+type urlTestEvent struct {
+	kind string
+	req  Request
+}
+
+func (e urlTestEvent) Kind() string     { return e.kind }
+func (e urlTestEvent) Request() Request { return e.req }
+func (e urlTestEvent) Batch() Batch     { return nil }
+
+// urlTestRequest is a request with a method and a URL, no headers, no body.
+type urlTestRequest struct{ method, url string }
+
+func (r urlTestRequest) Method() string      { return r.method }
+func (r urlTestRequest) URL() string         { return r.url }
+func (r urlTestRequest) Header() http.Header { return http.Header{} }
+func (r urlTestRequest) Body() Body          { return nil }
+
+func fetchEvent(url string) Event {
+	return urlTestEvent{kind: KindFetch, req: urlTestRequest{method: "GET", url: url}}
+}
+
+func readURLTestdata(t testing.TB, name string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+}
+
+// wantErr checks err against the row's expected error (nil: none expected).
+func wantErr(t *testing.T, name string, err error, want *struct{ Kind, Message string }) bool {
+	t.Helper()
+	if want == nil {
+		if err != nil {
+			t.Errorf("%s: unexpected error %v", name, err)
+			return false
+		}
+		return true
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Errorf("%s: error %v, want %s %q", name, err, want.Kind, want.Message)
+		return false
+	}
+	if e.Kind != kindOf(want.Kind) || e.Msg != want.Message {
+		t.Errorf("%s: error %v %q, want %s %q", name, e.Kind, e.Msg, want.Kind, want.Message)
+	}
+	return false
+}
+
+// kindOf maps a row's error kind to Kind (0 for an unknown text).
+func kindOf(k string) Kind {
+	switch k {
+	case "violation":
+		return Violation
+	case "failure":
+		return Failure
+	case "abort":
+		return Abort
+	}
+	return 0
+}
+
+// TestURLTestData runs every non-failure WPT urltestdata.json entry whose
+// protocol is http: or https: through the readers, with Request.url = href
+// (and again with the fragment removed, as a Request's URL has none).
+func TestURLTestData(t *testing.T) {
+	var entries []json.RawMessage
+	readURLTestdata(t, "urltestdata.json", &entries)
+	n := 0
+	for _, raw := range entries {
+		var c struct {
+			Input, Href, Origin, Protocol, Hostname, Pathname, Search, Hash string
+			Base                                                            *string
+			Failure                                                         bool
+		}
+		if json.Unmarshal(raw, &c) != nil || c.Failure || (c.Protocol != "http:" && c.Protocol != "https:") {
+			continue // comments, failures, other schemes
+		}
+		n++
+		name := "new URL(" + strings.TrimSpace(string(raw[:min(len(raw), 200)])) + ")"
+		for _, href := range []string{c.Href, strings.TrimSuffix(c.Href, c.Hash)} {
+			ev := fetchEvent(href)
+			check := func(fn string, got string, err error, want string) {
+				t.Helper()
+				if err != nil || got != want {
+					t.Errorf("%s href %q: %s = %q, %v; want %q", name, href, fn, got, err, want)
+				}
+			}
+			if c.Origin != "" {
+				got, err := InboundOrigin(ev)
+				check("InboundOrigin", got, err, c.Origin)
+			}
+			got, err := InboundHostname(ev)
+			check("InboundHostname", got, err, c.Hostname)
+			got, err = InboundRawPath(ev)
+			check("InboundRawPath", got, err, c.Pathname)
+			got, err = InboundRawQuery(ev)
+			check("InboundRawQuery", got, err, c.Search)
+		}
+		// Parsing a serialisation gives it back: requestURL over the host
+		// and target of a serialised URL is the URL without its fragment.
+		noFrag, _, _ := strings.Cut(c.Href, "#")
+		u := splitURL(noFrag)
+		target := u.path
+		if u.hasQuery {
+			target += "?" + u.query
+		}
+		tls := c.Protocol == "https:"
+		if got := requestURL(tls, u.hostPort(), target); u.userinfo == "" && got != noFrag {
+			t.Errorf("%s: requestURL(%v, %q, %q) = %q, want %q", name, tls, u.hostPort(), target, got, noFrag)
+		}
+	}
+	if n < 200 {
+		t.Fatalf("only %d http(s) entries", n)
+	}
+	t.Logf("%d http(s) entries", n)
+}
+
+type searchParamsData struct {
+	Parse []struct {
+		Input      string
+		Output     [][2]string
+		Serialized string
+	}
+	Serialize []struct {
+		Pairs  [][2]string
+		Output string
+	}
+	Operations []struct {
+		Init   string
+		Ops    [][]string
+		Output string
+	}
+	URLInterplay []struct {
+		URL     string
+		Initial struct{ Href, Search, Params string }
+		Steps   []struct {
+			Step                 []string
+			Href, Search, Params string
+		}
+	} `json:"url_interplay"`
+}
+
+func pairsOf(list []formPair) [][2]string {
+	out := [][2]string{}
+	for _, p := range list {
+		out = append(out, [2]string{p.name, p.value})
+	}
+	return out
+}
+
+// TestURLSearchParamsParse: the WPT and node parse cases, as
+// new URLSearchParams(input): the pairs of parseForm, toString of
+// serializeForm, and get/has through the readers on a URL whose query is the
+// input (the constructor's leading "?" stripped, then percent-encoded as the
+// URL parser's query state does, so "#" and controls stay in the query).
+func TestURLSearchParamsParse(t *testing.T) {
+	var d searchParamsData
+	readURLTestdata(t, "urlsearchparams.json", &d)
+	for _, c := range d.Parse {
+		query := strings.TrimPrefix(c.Input, "?")
+		list := parseForm(query)
+		if got := pairsOf(list); !slices.Equal(got, c.Output) {
+			t.Errorf("parse %q: %q, want %q", c.Input, got, c.Output)
+		}
+		if got := serializeForm(list); got != c.Serialized {
+			t.Errorf("parse %q then toString: %q, want %q", c.Input, got, c.Serialized)
+		}
+		ev := fetchEvent("https://example.com/?" + percentEncode(query, encodeSpecialQuery))
+		for i, p := range c.Output {
+			first := slices.IndexFunc(c.Output, func(q [2]string) bool { return q[0] == p[0] })
+			if first != i {
+				continue
+			}
+			v, err := InboundQueryParam(ev, p[0])
+			ok, err2 := InboundQueryParamExists(ev, p[0])
+			if v != p[1] || !ok || err != nil || err2 != nil {
+				t.Errorf("parse %q: get(%q) = %q, %v, has = %v, %v; want %q, true", c.Input, p[0], v, err, ok, err2, p[1])
+			}
+		}
+		const absent = "absent\x00名"
+		v, err := InboundQueryParam(ev, absent)
+		ok, err2 := InboundQueryParamExists(ev, absent)
+		if v != "" || ok || err != nil || err2 != nil {
+			t.Errorf("parse %q: absent name: %q, %v, %v, %v", c.Input, v, ok, err, err2)
+		}
+	}
+	t.Logf("%d parse cases", len(d.Parse))
+}
+
+func TestURLSearchParamsSerialize(t *testing.T) {
+	var d searchParamsData
+	readURLTestdata(t, "urlsearchparams.json", &d)
+	for _, c := range d.Serialize {
+		var list []formPair
+		for _, p := range c.Pairs {
+			list = append(list, formPair{p[0], p[1]})
+		}
+		if got := serializeForm(list); got != c.Output {
+			t.Errorf("serialize %q: %q, want %q", c.Pairs, got, c.Output)
+		}
+		// Through InboundSameOriginURL: setting the pairs (distinct names)
+		// on a URL without a query gives the same query.
+		if len(c.Pairs) <= MaxSameOriginItems && distinctNames(c.Pairs) {
+			got, err := InboundSameOriginURL(fetchEvent("https://example.com/"), "", c.Pairs, nil)
+			want := "https://example.com/"
+			if c.Output != "" {
+				want += "?" + c.Output
+			}
+			if got != want || err != nil {
+				t.Errorf("set %q: %q, %v; want %q", c.Pairs, got, err, want)
+			}
+		}
+	}
+	t.Logf("%d serialize cases", len(d.Serialize))
+}
+
+func distinctNames(pairs [][2]string) bool {
+	seen := map[string]bool{}
+	for _, p := range pairs {
+		if seen[p[0]] {
+			return false
+		}
+		seen[p[0]] = true
+	}
+	return true
+}
+
+// delSet maps a list of URLSearchParams calls onto InboundSameOriginURL's
+// lists: one-argument deletes, then sets. ok is false when the calls do not
+// have that shape (append, sort, two-argument delete, a delete after a set).
+func delSet(steps [][]string) (set [][2]string, del []string, ok bool) {
+	for _, s := range steps {
+		switch {
+		case len(s) == 2 && s[0] == "delete" && set == nil:
+			del = append(del, s[1])
+		case len(s) == 3 && s[0] == "set":
+			set = append(set, [2]string{s[1], s[2]})
+		default:
+			return nil, nil, false
+		}
+	}
+	return set, del, true
+}
+
+// TestURLSearchParamsOperations runs the operations cases made of deletes
+// then sets through InboundSameOriginURL, and through formDelete/formSet.
+func TestURLSearchParamsOperations(t *testing.T) {
+	var d searchParamsData
+	readURLTestdata(t, "urlsearchparams.json", &d)
+	ran := 0
+	for _, c := range d.Operations {
+		set, del, ok := delSet(c.Ops)
+		if !ok {
+			continue
+		}
+		ran++
+		list := parseForm(c.Init)
+		for _, k := range del {
+			list = formDelete(list, k)
+		}
+		for _, kv := range set {
+			list = formSet(list, kv[0], kv[1])
+		}
+		if got := serializeForm(list); got != c.Output {
+			t.Errorf("operations %q on %q: %q, want %q", c.Ops, c.Init, got, c.Output)
+		}
+		got, err := InboundSameOriginURL(fetchEvent("https://example.com/p?"+c.Init), "", set, del)
+		want := "https://example.com/p"
+		if c.Output != "" {
+			want += "?" + c.Output
+		}
+		if got != want || err != nil {
+			t.Errorf("InboundSameOriginURL %q on %q: %q, %v; want %q", c.Ops, c.Init, got, err, want)
+		}
+	}
+	t.Logf("%d of %d operations cases are deletes then sets", ran, len(d.Operations))
+	if ran < 10 {
+		t.Fatal("too few operations cases ran")
+	}
+}
+
+// TestURLSearchParamsInterplay: for each url_interplay case, the readers on
+// the initial href, and each prefix of steps that is deletes then sets
+// through InboundSameOriginURL (compared without the fragment).
+func TestURLSearchParamsInterplay(t *testing.T) {
+	var d searchParamsData
+	readURLTestdata(t, "urlsearchparams.json", &d)
+	ran := 0
+	for _, c := range d.URLInterplay {
+		href := c.Initial.Href
+		ev := fetchEvent(href)
+		if got, err := InboundRawQuery(ev); got != c.Initial.Search || err != nil {
+			t.Errorf("%s: InboundRawQuery = %q, %v; want %q", href, got, err, c.Initial.Search)
+		}
+		if got := serializeForm(parseForm(splitURL(href).query)); got != c.Initial.Params {
+			t.Errorf("%s: searchParams.toString() = %q, want %q", href, got, c.Initial.Params)
+		}
+		noFrag, _, _ := strings.Cut(href, "#")
+		if got, err := InboundSameOriginURL(ev, "", nil, nil); got != noFrag || err != nil {
+			t.Errorf("%s: InboundSameOriginURL with no change = %q, %v", href, got, err)
+		}
+		var steps [][]string
+		for _, s := range c.Steps {
+			if s.Step[0] != "searchParams" {
+				break
+			}
+			steps = append(steps, s.Step[1:])
+			set, del, ok := delSet(steps)
+			if !ok {
+				break
+			}
+			ran++
+			want, _, _ := strings.Cut(s.Href, "#")
+			if got, err := InboundSameOriginURL(ev, "", set, del); got != want || err != nil {
+				t.Errorf("%s then %q: %q, %v; want %q", href, steps, got, err, want)
+			}
+		}
+	}
+	t.Logf("%d url_interplay steps map onto InboundSameOriginURL", ran)
+	if ran < 4 {
+		t.Fatal("too few url_interplay steps ran")
+	}
+}
+
+type sameOriginRow struct {
+	Name  string `json:"情境"`
+	URL   string
+	Path  string
+	Set   [][2]string
+	Del   []string
+	Want  string
+	Error *struct{ Kind, Message string }
+}
+
+func TestInboundSameOriginURL(t *testing.T) {
+	var d struct{ Rows []sameOriginRow }
+	readURLTestdata(t, "inbound-same-origin.json", &d)
+	// Rows only Go can hold: strings that are not UTF-8.
+	d.Rows = append(d.Rows,
+		sameOriginRow{Name: "路径不是有效 UTF-8", URL: "https://example.com/a", Path: "/a\xffb",
+			Error: &struct{ Kind, Message string }{"violation", MsgSameOriginPath}},
+		sameOriginRow{Name: "路径含残缺 UTF-8", URL: "https://example.com/a", Path: "/a\xe4\xb8",
+			Error: &struct{ Kind, Message string }{"violation", MsgSameOriginPath}},
+		sameOriginRow{Name: "路径 UTF-8 编码的 U+0085 是控制字符", URL: "https://example.com/a", Path: "/a\u0085",
+			Error: &struct{ Kind, Message string }{"violation", MsgSameOriginPath}},
+		sameOriginRow{Name: "键值不是有效 UTF-8：按 USVString 换成 U+FFFD", URL: "https://example.com/p?\xef\xbf\xbd=1",
+			Set: [][2]string{{"\xff", "a\xe4\xb8b"}}, Want: "https://example.com/p?%EF%BF%BD=a%EF%BF%BDb"},
+		sameOriginRow{Name: "删除的键不是有效 UTF-8", URL: "https://example.com/p?%FF=1&b=2",
+			Del: []string{"\xfe"}, Want: "https://example.com/p?b=2"},
+	)
+	for _, r := range d.Rows {
+		got, err := InboundSameOriginURL(fetchEvent(r.URL), r.Path, r.Set, r.Del)
+		if wantErr(t, r.Name, err, r.Error) && got != r.Want {
+			t.Errorf("%s: InboundSameOriginURL(%q, %q, %q, %q) = %q, want %q", r.Name, r.URL, r.Path, r.Set, r.Del, got, r.Want)
+		}
+		if err == nil {
+			o1, _ := InboundOrigin(fetchEvent(r.URL))
+			o2, _ := InboundOrigin(fetchEvent(got))
+			if o1 != o2 {
+				t.Errorf("%s: origin %q became %q", r.Name, o1, o2)
+			}
+		}
+	}
+	t.Logf("%d rows", len(d.Rows))
+}
+
+func TestRequestURL(t *testing.T) {
+	var d struct {
+		Rows []struct {
+			Name         string `json:"情境"`
+			TLS          bool
+			Host, Target string
+			Want         string
+		}
+	}
+	readURLTestdata(t, "request-url.json", &d)
+	type row = struct {
+		Name         string `json:"情境"`
+		TLS          bool
+		Host, Target string
+		Want         string
+	}
+	// Rows only Go can hold (bytes that are not UTF-8), and hosts a URL
+	// parser would reject, which requestURL passes on.
+	d.Rows = append(d.Rows,
+		row{"路径中非 UTF-8 字节逐字节编码", false, "h", "/a\xffb?c\xfed", "http://h/a%FFb?c%FEd"},
+		row{"端口超出 65535 原样保留", false, "h:65536", "/", "http://h:65536/"},
+		row{"非数字端口原样保留", false, "H:x", "/", "http://h:x/"},
+		row{"端口 65535", false, "h:65535", "/", "http://h:65535/"},
+		row{"无效 IPv4 原样保留", false, "1.2.3.256", "/", "http://1.2.3.256/"},
+		row{"IPv4 32 位整数", false, "4294967295", "/", "http://255.255.255.255/"},
+		row{"IPv4 整数越界原样保留", false, "4294967296", "/", "http://4294967296/"},
+		row{"IPv4 末尾点", false, "1.2.3.4.", "/", "http://1.2.3.4/"},
+		row{"五段数字不是有效 IPv4：原样保留", false, "1.2.3.4.5", "/", "http://1.2.3.4.5/"},
+		row{"0x 是 IPv4 0", false, "0x", "/", "http://0.0.0.0/"},
+		row{"以 0x 结尾的域名无效：原样保留", false, "a.0x", "/", "http://a.0x/"},
+		row{"空主机", false, "", "/", "http:///"},
+		row{"非 ASCII 主机只小写 ASCII，不做 IDNA", false, "Ä\xffB", "/", "http://Ä\xffb/"},
+	)
+	for _, r := range d.Rows {
+		if got := requestURL(r.TLS, r.Host, r.Target); got != r.Want {
+			t.Errorf("%s: requestURL(%v, %q, %q) = %q, want %q", r.Name, r.TLS, r.Host, r.Target, got, r.Want)
+		}
+	}
+	t.Logf("%d rows", len(d.Rows))
+}
+
+type readerRow struct {
+	Name      string `json:"情境"`
+	Kind      string
+	Method    string
+	URL       string
+	NoRequest bool `json:"no_request"`
+	Call      string
+	Arg       string
+	Want      any
+	Error     *struct{ Kind, Message string }
+}
+
+// callReader calls the reader named call; its result as any (string or bool).
+func callReader(call string, ev Event, arg string) (any, error) {
+	switch call {
+	case "InboundMethod":
+		return InboundMethod(ev)
+	case "InboundRawPath":
+		return InboundRawPath(ev)
+	case "InboundDecodedPath":
+		return InboundDecodedPath(ev)
+	case "InboundOrigin":
+		return InboundOrigin(ev)
+	case "InboundHostname":
+		return InboundHostname(ev)
+	case "InboundRawQuery":
+		return InboundRawQuery(ev)
+	case "InboundQueryParam":
+		return InboundQueryParam(ev, arg)
+	case "InboundQueryParamExists":
+		return InboundQueryParamExists(ev, arg)
+	case "InboundSameOriginURL":
+		return InboundSameOriginURL(ev, arg, nil, nil)
+	}
+	panic("unknown call " + call)
+}
+
+var urlReaders = []string{"InboundMethod", "InboundRawPath", "InboundDecodedPath", "InboundOrigin",
+	"InboundHostname", "InboundRawQuery", "InboundQueryParam", "InboundQueryParamExists", "InboundSameOriginURL"}
+
+func TestInboundURLReaders(t *testing.T) {
+	var d struct {
+		DocumentedKinds []string `json:"documented_kinds"`
+		RequestKinds    []string `json:"request_kinds"`
+		Rows            []readerRow
+	}
+	readURLTestdata(t, "inbound-url.json", &d)
+	if !slices.Equal(EventKinds, d.DocumentedKinds) {
+		t.Errorf("EventKinds = %q, want %q", EventKinds, d.DocumentedKinds)
+	}
+	// Every documented kind: InboundEventKind returns it; a kind without a
+	// request fails every reader, even with a request attached.
+	noReq := &struct{ Kind, Message string }{"failure", MsgNoRequest}
+	for _, k := range d.DocumentedKinds {
+		if slices.Contains(d.RequestKinds, k) {
+			continue
+		}
+		for _, call := range urlReaders {
+			d.Rows = append(d.Rows, readerRow{Name: k + " 事件附有请求：" + call, Kind: k, Method: "GET",
+				URL: "https://example.com/?a=1", Call: call, Arg: "/x", Error: noReq})
+		}
+	}
+	for _, r := range d.Rows {
+		var ev Event = urlTestEvent{kind: r.Kind, req: urlTestRequest{r.Method, r.URL}}
+		if r.NoRequest {
+			ev = urlTestEvent{kind: r.Kind}
+		}
+		if got := InboundEventKind(ev); got != r.Kind {
+			t.Errorf("%s: InboundEventKind = %q", r.Name, got)
+		}
+		got, err := callReader(r.Call, ev, r.Arg)
+		if wantErr(t, r.Name, err, r.Error) && got != r.Want {
+			t.Errorf("%s: %s(%q) on %q = %#v, want %#v", r.Name, r.Call, r.Arg, r.URL, got, r.Want)
+		}
+	}
+	// No event at all.
+	if got := InboundEventKind(nil); got != "" {
+		t.Errorf("InboundEventKind(nil) = %q", got)
+	}
+	for _, call := range urlReaders {
+		_, err := callReader(call, nil, "")
+		wantErr(t, "nil event: "+call, err, noReq)
+	}
+	t.Logf("%d rows", len(d.Rows))
+}
+
+// TestURLUnits covers the pieces the data rows reach only indirectly.
+func TestURLUnits(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", ""}, {"abc", "abc"}, {"\xff", "\ufffd"}, {"a\xe4\xb8b", "a\ufffdb"},
+		{"\xe0\x80\xaf", "\ufffd\ufffd\ufffd"}, {"\xed\xa0\x80", "\ufffd\ufffd\ufffd"},
+		{"\xf0\x9f\x92", "\ufffd"}, {"\xf4\x90\x80\x80", "\ufffd\ufffd\ufffd\ufffd"},
+		{"\xc2", "\ufffd"}, {"\xef\xbb\xbfa", "\ufeffa"}, {"\xf1\x80\x80\xe4\xb8\xad", "\ufffd中"},
+	} {
+		if got := utf8DecodeWithoutBOM(c.in); got != c.want {
+			t.Errorf("utf8DecodeWithoutBOM(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	for _, c := range []struct{ scheme, host, origin string }{
+		{"blob:https://a.example:8443/uuid", "", "https://a.example:8443"},
+		{"blob:ftp://a.example/uuid", "", "null"},
+		{"file:///etc/passwd", "", "null"},
+		{"foo://a.example/", "a.example", "null"},
+		{"ws://A.example:80/", "a.example", "ws://a.example:80"},
+	} {
+		u := splitURL(c.scheme)
+		if got := u.origin(); got != c.origin || u.host != c.host {
+			t.Errorf("splitURL(%q): origin %q host %q, want %q %q", c.scheme, got, u.host, c.origin, c.host)
+		}
+	}
+}
+
+// FuzzInboundURL: the readers never panic; the query survives
+// parse → serialise → parse; InboundSameOriginURL keeps the origin.
+func FuzzInboundURL(f *testing.F) {
+	var so struct{ Rows []sameOriginRow }
+	readURLTestdata(f, "inbound-same-origin.json", &so)
+	for _, r := range so.Rows {
+		k, v := "", ""
+		if len(r.Set) > 0 {
+			k, v = r.Set[0][0], r.Set[0][1]
+		}
+		f.Add(r.URL, r.Path, k, v)
+	}
+	var rd struct{ Rows []readerRow }
+	readURLTestdata(f, "inbound-url.json", &rd)
+	for _, r := range rd.Rows {
+		f.Add(r.URL, r.Arg, r.Arg, "")
+	}
+	f.Add("http://[::1:80/%zz?%%=&&=#", "/%2e%2E/^", "\xff", "\xe4\xb8")
+	f.Fuzz(func(t *testing.T, url, path, key, value string) {
+		ev := fetchEvent(url)
+		for _, call := range urlReaders {
+			callReader(call, ev, key)
+		}
+		requestURL(false, key, url)
+		requestURL(true, url, path)
+		// requestURL's output is a serialisation: parsed again, it is the
+		// same URL, and its path is normalised once and for all.
+		out := requestURL(true, "h.example", path)
+		u := splitURL(out)
+		target := u.path
+		if u.hasQuery {
+			target += "?" + u.query
+		}
+		if u.host != "h.example" || u.hasFragment || requestURL(true, u.hostPort(), target) != out {
+			t.Fatalf("requestURL(%q) = %q, which parses as %+v", path, out, u)
+		}
+		if p := normalizePath(path); normalizePath(p) != p {
+			t.Fatalf("normalizePath(%q) = %q, then %q", path, p, normalizePath(p))
+		}
+
+		q := splitURL(url).query
+		l1 := parseForm(q)
+		s1 := serializeForm(l1)
+		if l2 := parseForm(s1); !slices.Equal(l1, l2) {
+			t.Fatalf("query %q: parse %q, reparse %q", q, l1, l2)
+		}
+		want, wantOK := "", false
+		if i := slices.IndexFunc(l1, func(p formPair) bool { return p.name == key }); i >= 0 {
+			want, wantOK = l1[i].value, true
+		}
+		if got, ok := formGet(q, key); got != want || ok != wantOK {
+			t.Fatalf("query %q: formGet(%q) = %q, %v; parseForm gives %q, %v", q, key, got, ok, want, wantOK)
+		}
+		if s2 := serializeForm(parseForm(s1)); s2 != s1 {
+			t.Fatalf("query %q: serialised %q then %q", q, s1, s2)
+		}
+
+		origin, _ := InboundOrigin(ev)
+		for _, args := range []struct {
+			path string
+			set  [][2]string
+			del  []string
+		}{
+			{path, nil, nil},
+			{path, [][2]string{{key, value}}, nil},
+			{"", nil, []string{key}},
+			{"", [][2]string{{key, value}}, []string{value}},
+		} {
+			got, err := InboundSameOriginURL(ev, args.path, args.set, args.del)
+			if err != nil {
+				continue
+			}
+			if o, _ := InboundOrigin(fetchEvent(got)); o != origin {
+				t.Fatalf("InboundSameOriginURL(%q, %q, %q, %q) = %q: origin %q, want %q", url, args.path, args.set, args.del, got, o, origin)
+			}
+			if args.path != "" {
+				if p, _ := InboundRawPath(fetchEvent(got)); p != normalizePath(args.path) {
+					t.Fatalf("InboundSameOriginURL(%q, %q) = %q: path %q", url, args.path, got, p)
+				}
+			}
+		}
+	})
+}
+
+func BenchmarkInboundQueryParam(b *testing.B) {
+	url := "https://example.com/search?q=%E4%B8%AD%E6%96%87+text&page=2&sort=desc&filter=a%20b&x=1"
+	ev := fetchEvent(url)
+	b.SetBytes(int64(len(url)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := InboundQueryParam(ev, "x"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkInboundSameOriginURL(b *testing.B) {
+	url := "https://example.com/old/path?q=%E4%B8%AD%E6%96%87+text&page=2&sort=desc&filter=a%20b"
+	ev := fetchEvent(url)
+	set := [][2]string{{"page", "3"}, {"lang", "中文"}}
+	del := []string{"filter"}
+	b.SetBytes(int64(len(url)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := InboundSameOriginURL(ev, "/new/./path/../x y", set, del); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkRequestURL(b *testing.B) {
+	target := "/a/b/../c/%2e/d%20e/中文?q=a b&x='y'"
+	b.SetBytes(int64(len(target)))
+	b.ReportAllocs()
+	for b.Loop() {
+		requestURL(true, "Example.COM:443", target)
+	}
+}
