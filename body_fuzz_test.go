@@ -2,7 +2,6 @@ package hostbridge
 
 import (
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"strings"
@@ -45,14 +44,10 @@ func addBodySeeds(f *testing.F) {
 	for _, tab := range doc.Tables {
 		for _, row := range tab.Rows {
 			for _, c := range row.Cases {
-				if b := c.Request.Body; b != nil && b.RepeatHex == "" {
+				if b := c.Request.Body; b != nil && b.Bytes == nil {
 					var body []byte
-					for _, s := range b.Chunks {
-						body = append(body, s...)
-					}
-					for _, h := range b.ChunksHex {
-						p, _ := hex.DecodeString(h)
-						body = append(body, p...)
+					for _, p := range b.Chunks {
+						body = append(body, build(f, p)...)
 					}
 					add(body)
 				}

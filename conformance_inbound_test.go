@@ -2,7 +2,6 @@ package hostbridge
 
 import (
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -37,11 +36,9 @@ type conformanceCase struct {
 }
 
 type conformanceBody struct {
-	Chunks    []string
-	ChunksHex []string `json:"chunks_hex"`
-	RepeatHex string   `json:"repeat_hex"`
-	Count     int
-	ChunkSize int `json:"chunk_size"`
+	Chunks    []json.RawMessage // builders, one chunk each
+	Bytes     json.RawMessage   // a builder, cut into chunks of ChunkSize
+	ChunkSize int               `json:"chunk_size"`
 	Used      bool
 }
 
@@ -52,13 +49,12 @@ type conformanceCall struct {
 	Expect       struct {
 		Status       *int
 		Text         *string
-		Hex          *string
-		SameAsBody   bool   `json:"same_as_body"`
-		ReasonPrefix string `json:"reason_prefix"`
+		Bytes        json.RawMessage // a builder, or null for no bytes
+		SameAsBody   bool            `json:"same_as_body"`
+		ReasonPrefix string          `json:"reason_prefix"`
 		Value        *bool
-		Throws       *struct {
-			Kind            string
-			Catchable       bool
+		Error        *struct {
+			Kind            string // violation, failure or abort
 			Message         *string
 			MessagePrefix   string `json:"message_prefix"`
 			MessageContains string `json:"message_contains"`
@@ -80,28 +76,16 @@ func (b *conformanceBody) fakeBody(t *testing.T) (*FakeBody, []byte) {
 	fb := &FakeBody{Chunks: [][]byte{}}
 	var all []byte
 	for _, c := range b.Chunks {
-		fb.Chunks = append(fb.Chunks, []byte(c))
-		all = append(all, c...)
+		p := build(t, c)
+		fb.Chunks = append(fb.Chunks, p)
+		all = append(all, p...)
 	}
-	for _, h := range b.ChunksHex {
-		c, err := hex.DecodeString(h)
-		if err != nil {
-			t.Fatal(err)
+	if b.Bytes != nil {
+		if b.ChunkSize < 1 {
+			t.Fatal("bytes without chunk_size")
 		}
-		fb.Chunks = append(fb.Chunks, c)
-		all = append(all, c...)
-	}
-	if b.RepeatHex != "" {
-		unit, err := hex.DecodeString(b.RepeatHex)
-		if err != nil || b.ChunkSize < 1 {
-			t.Fatal("bad repeat body", err)
-		}
-		all = bytes.Repeat(unit, b.Count)[:b.Count]
-		for p := all; len(p) > 0; {
-			n := min(b.ChunkSize, len(p))
-			fb.Chunks = append(fb.Chunks, p[:n])
-			p = p[n:]
-		}
+		all = build(t, b.Bytes)
+		fb.Chunks = splitChunks(all, b.ChunkSize)
 	}
 	if b.Used {
 		fb.Open()
@@ -191,20 +175,20 @@ func runConformanceCall(t *testing.T, where func() string, ev Event, fb *FakeBod
 		t.Fatalf("%s: unknown function %q", where(), call.Go)
 	}
 	ex := call.Expect
-	if ex.Throws != nil {
+	if ex.Error != nil {
 		var e *Error
 		if !errors.As(err, &e) {
-			t.Errorf("%s: got error %v, want a %s exception", where(), err, ex.Throws.Kind)
+			t.Errorf("%s: got error %v, want a %s exception", where(), err, ex.Error.Kind)
 			return
 		}
-		if e.Kind.String() != ex.Throws.Kind || e.Catchable() != ex.Throws.Catchable {
-			t.Errorf("%s: got kind %s (catchable %v), want %s (catchable %v)", where(), e.Kind, e.Catchable(), ex.Throws.Kind, ex.Throws.Catchable)
+		if e.Kind != kindNames[ex.Error.Kind] || !e.Catchable() {
+			t.Errorf("%s: got kind %s (catchable %v), want %s", where(), e.Kind, e.Catchable(), ex.Error.Kind)
 		}
-		if m := ex.Throws.Message; m != nil && e.Msg != *m {
+		if m := ex.Error.Message; m != nil && e.Msg != *m {
 			t.Errorf("%s: got message %q, want %q", where(), e.Msg, *m)
 		}
-		if !strings.HasPrefix(e.Msg, ex.Throws.MessagePrefix) || !strings.Contains(e.Msg, ex.Throws.MessageContains) {
-			t.Errorf("%s: got message %q, want it to start with %q and contain %q", where(), e.Msg, ex.Throws.MessagePrefix, ex.Throws.MessageContains)
+		if !strings.HasPrefix(e.Msg, ex.Error.MessagePrefix) || !strings.Contains(e.Msg, ex.Error.MessageContains) {
+			t.Errorf("%s: got message %q, want it to start with %q and contain %q", where(), e.Msg, ex.Error.MessagePrefix, ex.Error.MessageContains)
 		}
 	} else if err != nil {
 		t.Errorf("%s: unexpected error %v", where(), err)
@@ -227,12 +211,12 @@ func runConformanceCall(t *testing.T, where func() string, ev Event, fb *FakeBod
 				t.Errorf("%s: result of %d bytes is not the body of %d", where(), len(got), len(all))
 			}
 		case isByte:
-			want := []byte(nil)
-			if ex.Hex != nil {
-				want, _ = hex.DecodeString(*ex.Hex)
+			var want []byte
+			if string(ex.Bytes) != "null" {
+				want = build(t, ex.Bytes)
 			}
-			if !bytes.Equal(bs, want) || (bs == nil) != (ex.Hex == nil) {
-				t.Errorf("%s: got bytes %x (nil %v), want %v", where(), bs, bs == nil, ex.Hex)
+			if !bytes.Equal(bs, want) || (bs == nil) != (want == nil) {
+				t.Errorf("%s: got bytes %x (nil %v), want %s", where(), bs, bs == nil, ex.Bytes)
 			}
 		case ex.ReasonPrefix != "":
 			if !strings.HasPrefix(text, ex.ReasonPrefix) || len(text) == len(ex.ReasonPrefix) {
