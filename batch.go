@@ -59,17 +59,13 @@ func SendQueueBatch(p Platform, binding, batch string) error {
 		default:
 			msg = bodyProblem(body, it.bodyInfo)
 		}
-		if msg == "" && it.hasDelay {
+		if msg == "" && it.hasDelay && !it.delayOK {
 			msg = MsgDelayRange
-			if d, ok := delayValue(it.delay); ok {
-				msgs[n].DelaySeconds, msg = d, ""
-			}
 		}
 		if msg != "" {
 			return violation(itemError(msg, n))
 		}
-		msgs[n].Body = body
-		msgs[n].ContentType = contentTypeJSON
+		msgs[n] = BatchMessage{Body: body, ContentType: contentTypeJSON, DelaySeconds: it.delay}
 		total += len(body)
 	}
 	if total > MaxBatchBodyBytes {
@@ -92,13 +88,15 @@ type batchItem struct {
 	bodyInput          int // the last body's input length, whitespace around it excluded
 	bodyInfo           canonInfo
 	hasDelay           bool
-	delay              []byte // the last delaySeconds, canonical
+	delay              int  // the last delaySeconds
+	delayOK            bool // it is an integer in 0…MaxDelaySeconds
 }
 
 // scanBatch parses the batch text, which must be a JSON array, in one pass.
 // It returns the items and the buffer that holds their canonical bodies.
 func scanBatch(src []byte) ([]batchItem, []byte, error) {
-	p := parser{src: src, o: &bodyOptions}
+	p := newParser(src, nil, &bodyOptions)
+	defer p.release()
 	var (
 		items  []batchItem
 		bodies = make([]byte, 0, len(src))
@@ -146,9 +144,11 @@ func scanBatch(src []byte) ([]batchItem, []byte, error) {
 					it.hasBody, it.bodyStart, it.bodyEnd, it.bodyInput, it.bodyInfo = true, start, len(p.out), j-i, info
 					bodies = p.out
 				case `"delaySeconds"`:
-					p.out = it.delay[:0]
+					p.out = other[:0]
 					j, _, err = p.value(i)
-					it.hasDelay, it.delay = true, p.out
+					other = p.out
+					it.hasDelay = true
+					it.delay, it.delayOK = delayValue(other)
 				default:
 					it.noteKey(key)
 					p.out = other[:0]
@@ -177,7 +177,7 @@ func scanBatch(src []byte) ([]batchItem, []byte, error) {
 			}
 			other, i = p.out, j
 		}
-		items = append(items, it)
+		items = appendDoubling(items, it)
 		if i = skipSpace(src, i); i < len(src) && src[i] == ',' {
 			i = skipSpace(src, i+1)
 			continue

@@ -1,7 +1,10 @@
 package hostbridge
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -49,7 +52,8 @@ type syntaxError struct {
 // no comments, no trailing commas, whitespace only space, tab, LF and CR. An
 // error is a *syntaxError.
 func canonical(dst, src []byte, o *canonOptions) ([]byte, canonInfo, error) {
-	p := parser{src: src, out: dst, o: o}
+	p := newParser(src, dst, o)
+	defer p.release()
 	if need := len(dst) + len(src) + 16; cap(dst) < need {
 		p.out = make([]byte, len(dst), need)
 		copy(p.out, dst)
@@ -63,6 +67,29 @@ func canonical(dst, src []byte, o *canonOptions) ([]byte, canonInfo, error) {
 		return dst, canonInfo{}, &syntaxError{SyntaxAfterJSON, end}
 	}
 	return p.out, info, nil
+}
+
+// parsers keeps parsers' stacks and buffers between calls, so a small
+// message costs no allocation but its output.
+var parsers = sync.Pool{New: func() any { return new(parser) }}
+
+func newParser(src, out []byte, o *canonOptions) *parser {
+	p := parsers.Get().(*parser)
+	p.src, p.out, p.o = src, out, o
+	return p
+}
+
+// release returns p to the pool, keeping its scratch unless a large
+// document made it big.
+func (p *parser) release() {
+	const keep = 1 << 12
+	p.src, p.out, p.o = nil, nil, nil
+	if cap(p.stack) > keep || cap(p.members) > keep || cap(p.order) > keep || cap(p.scratch) > keep*16 {
+		return
+	}
+	clear(p.stack[:cap(p.stack)]) // frames hold maps
+	p.stack, p.members, p.order, p.scratch = p.stack[:0], p.members[:0], p.order[:0], p.scratch[:0]
+	parsers.Put(p)
 }
 
 // parser is one canonicalisation. It never recurses: open containers live on
@@ -80,14 +107,14 @@ type parser struct {
 
 // frame is an open array or object.
 type frame struct {
-	object  bool
 	start   int            // offset of '[' or '{' in out
 	memBase int            // this object's first entry in parser.members
-	reorder bool           // an array-index key or a duplicate: rewrite at close
-	keys    map[string]int // key → first member, once an object has many
-	depth   int            // deepest child so far
-	prob    problem        // first problem so far: its own nesting, then its children's
-	self    problem        // its own nesting problem alone
+	keys    map[uint64]int // hash of a key → its first member, once an object has many
+	prob    problem        // first problem so far: its own nesting (when deep), then its children's
+	depth   int32          // deepest child so far
+	object  bool
+	reorder bool // an array-index key or a duplicate: rewrite at close
+	deep    bool // deeper than canonOptions.deepOver: prob is that
 }
 
 // member is one key and value of an open object, as written to out.
@@ -127,11 +154,10 @@ func (p *parser) value(i int) (int, canonInfo, error) {
 			}
 			f := frame{object: c == '{', start: len(p.out), memBase: len(p.members)}
 			if p.o.deepOver > 0 && level > p.o.deepOver {
-				f.self = problem{problemDeep, i}
-				f.prob = f.self
+				f.deep, f.prob = true, problem{problemDeep, i}
 			}
 			p.out = append(p.out, c)
-			p.stack = append(p.stack, f)
+			p.push(f)
 			i = skipSpace(src, i+1)
 			if i < len(src) && (src[i] == '}' && c == '{' || src[i] == ']' && c == '[') {
 				i++
@@ -205,11 +231,26 @@ func (p *parser) value(i int) (int, canonInfo, error) {
 	}
 }
 
+// push opens a container.
+func (p *parser) push(f frame) { p.stack = appendDoubling(p.stack, f) }
+
+// appendDoubling appends v, doubling the capacity when it is full: append
+// grows a large slice by a quarter, which over a deep or wide document
+// allocates five times its final size.
+func appendDoubling[T any](s []T, v T) []T {
+	if len(s) == cap(s) {
+		n := make([]T, len(s), 2*cap(s)+16)
+		copy(n, s)
+		s = n
+	}
+	return append(s, v)
+}
+
 // attach records a complete value in the innermost open container.
 func (p *parser) attach(depth int, prob problem) {
 	f := &p.stack[len(p.stack)-1]
-	if depth > f.depth {
-		f.depth = depth
+	if d := int32(depth); d > f.depth {
+		f.depth = d
 	}
 	if f.object {
 		m := &p.members[len(p.members)-1]
@@ -263,31 +304,32 @@ func (p *parser) key(i int) (int, error) {
 	} else if m.index >= 0 {
 		f.reorder = true
 	}
-	if f.keys != nil && m.first < 0 {
-		f.keys[string(key)] = len(p.members)
-	} else if f.keys == nil && n == 16 {
-		f.keys = make(map[string]int, 32)
+	if f.keys == nil && n == 16 {
+		f.keys = make(map[uint64]int, 32)
 		for k := f.memBase; k < len(p.members); k++ {
-			mk := p.members[k]
-			if mk.first < 0 {
-				f.keys[string(p.out[mk.keyStart:mk.keyEnd])] = k
+			if mk := p.members[k]; mk.first < 0 {
+				p.index(f, p.out[mk.keyStart:mk.keyEnd], k)
 			}
 		}
-		if m.first < 0 {
-			f.keys[string(key)] = len(p.members)
-		}
 	}
-	p.members = append(p.members, m)
+	if f.keys != nil && m.first < 0 {
+		p.index(f, key, len(p.members))
+	}
+	p.members = appendDoubling(p.members, m)
 	return skipSpace(src, j+1), nil
 }
 
 // lookup returns the member of f whose key is key, or -1.
 func (p *parser) lookup(f *frame, key []byte) int {
 	if f.keys != nil {
-		if k, ok := f.keys[string(key)]; ok {
+		k, ok := f.keys[keyHash(key)]
+		if !ok {
+			return -1
+		}
+		if m := &p.members[k]; string(p.out[m.keyStart:m.keyEnd]) == string(key) {
 			return k
 		}
-		return -1
+		// Two keys share a hash: look at every one.
 	}
 	for k := f.memBase; k < len(p.members); k++ {
 		m := &p.members[k]
@@ -298,18 +340,36 @@ func (p *parser) lookup(f *frame, key []byte) int {
 	return -1
 }
 
+// index notes member k, the first with key, in f's key map. A key whose
+// hash is taken keeps the earlier entry; lookup then falls back to a scan.
+func (p *parser) index(f *frame, key []byte, k int) {
+	h := keyHash(key)
+	if _, taken := f.keys[h]; !taken {
+		f.keys[h] = k
+	}
+}
+
+// keyHash is 64-bit FNV-1a.
+func keyHash(key []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range key {
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	return h
+}
+
 // close ends the innermost container and returns its depth and problem.
 func (p *parser) close() (int, problem) {
 	f := p.stack[len(p.stack)-1]
 	p.stack = p.stack[:len(p.stack)-1]
 	if !f.object {
 		p.out = append(p.out, ']')
-		return f.depth + 1, f.prob
+		return int(f.depth) + 1, f.prob
 	}
 	if !f.reorder {
 		p.out = append(p.out, '}')
 		p.members = p.members[:f.memBase]
-		return f.depth + 1, f.prob
+		return int(f.depth) + 1, f.prob
 	}
 	depth, prob := p.rewrite(&f)
 	p.members = p.members[:f.memBase]
@@ -322,34 +382,31 @@ func (p *parser) close() (int, problem) {
 // CreateDataProperty keeps a repeated key's first position). Only the
 // members that survive count for depth and problems.
 func (p *parser) rewrite(f *frame) (int, problem) {
+	// The surviving keys: the index keys first, ascending (unique by now),
+	// then the others as they first appeared.
 	ms := p.members[f.memBase:]
-	p.order = p.order[:0]
+	ord := p.order[:0]
 	for k := range ms {
-		if ms[k].first < 0 {
-			p.order = append(p.order, f.memBase+k)
+		if ms[k].first < 0 && ms[k].index >= 0 {
+			ord = append(ord, f.memBase+k)
 		}
 	}
-	// Insertion sort of the index keys to the front: stable, and objects
-	// with index keys are small in practice.
-	ord := p.order
-	for a := 1; a < len(ord); a++ {
-		x := p.members[ord[a]].index
-		if x < 0 {
-			continue
-		}
-		b := a
-		for b > 0 && (p.members[ord[b-1]].index < 0 || p.members[ord[b-1]].index > x) {
-			b--
-		}
-		if b < a {
-			v := ord[a]
-			copy(ord[b+1:a+1], ord[b:a])
-			ord[b] = v
+	idx := len(ord)
+	for k := range ms {
+		if ms[k].first < 0 && ms[k].index < 0 {
+			ord = append(ord, f.memBase+k)
 		}
 	}
+	p.order = ord
+	slices.SortFunc(ord[:idx], func(a, b int) int {
+		return cmp.Compare(p.members[a].index, p.members[b].index)
+	})
 	buf := append(p.scratch[:0], '{')
 	depth := 0
-	prob := f.self // the object's own nesting problem comes first
+	var prob problem
+	if f.deep {
+		prob = f.prob // the object's own nesting problem comes first
+	}
 	for n, k := range ord {
 		m := &p.members[k]
 		last := &p.members[m.last]
