@@ -5,7 +5,6 @@ import (
 	"io"
 	"math/bits"
 	"net/http"
-	"net/textproto"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -327,15 +326,7 @@ func isBodyless(method string) bool {
 // exceeds limit. More digits (leading zeros count): over, n = -1. Any other
 // form is ignored: n = -1, not over.
 func declaredLength(h http.Header, limit int) (n int, over bool) {
-	vs := h[textproto.CanonicalMIMEHeaderKey("Content-Length")]
-	if vs == nil {
-		// A host may build its http.Header by hand, without canonical keys.
-		for k, v := range h {
-			if strings.EqualFold(k, "Content-Length") {
-				vs = append(vs, v...)
-			}
-		}
-	}
+	vs := lookupHeader(h, "Content-Length")
 	if len(vs) != 1 || vs[0] == "" {
 		return -1, false
 	}

@@ -2,8 +2,10 @@ package hostbridge
 
 import (
 	"io"
+	"maps"
 	"net/http"
 	"net/textproto"
+	"slices"
 	"strings"
 )
 
@@ -103,18 +105,25 @@ func headerValues(ev Event, name string) ([]string, error) {
 	if !isToken(name) {
 		return nil, violation(MsgHeaderName)
 	}
-	h := r.Header()
+	return lookupHeader(r.Header(), name), nil
+}
+
+// lookupHeader returns the values of the header name, matched ASCII
+// case-insensitively, or nil when it is absent (a present header has at
+// least one value, maybe empty). net/http canonicalises the keys it
+// receives; a host may build its http.Header by hand, so other spellings
+// are looked for too, in sorted order.
+func lookupHeader(h http.Header, name string) []string {
 	if vs, ok := h[textproto.CanonicalMIMEHeaderKey(name)]; ok {
-		return nonNil(vs), nil
+		return nonNil(vs)
 	}
-	// A host may build its http.Header by hand, without canonical keys.
 	var vs []string
-	for k, v := range h {
+	for _, k := range slices.Sorted(maps.Keys(h)) {
 		if strings.EqualFold(k, name) {
-			vs = append(nonNil(vs), v...)
+			vs = append(nonNil(vs), h[k]...)
 		}
 	}
-	return vs, nil
+	return vs
 }
 
 func nonNil(vs []string) []string {
