@@ -1,0 +1,231 @@
+package hostbridge
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// seen is what a handler saw of HTTPEvent(r).
+type seen struct {
+	Method, URL, RawPath, Query string
+	Status                      BodyStatus
+	Body                        string
+	Err                         string
+	NoStream                    bool
+}
+
+// loopback serves HTTPEvent readings over a real listener: the handler
+// reads the body with read and reports what it saw on the channel and in
+// the response.
+func loopback(t *testing.T, read func(ev Event) (BodyStatus, string, error)) (string, <-chan seen) {
+	t.Helper()
+	out := make(chan seen, 16)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ev := HTTPEvent(r)
+		var s seen
+		s.Method, _ = InboundMethod(ev)
+		s.URL = ev.Request().URL()
+		s.RawPath, _ = InboundRawPath(ev)
+		s.Query, _ = InboundRawQuery(ev)
+		s.NoStream = ev.Request().Body() == nil
+		st, body, err := read(ev)
+		s.Status, s.Body = st, body
+		if err != nil {
+			s.Err = err.Error()
+		}
+		out <- s
+		json.NewEncoder(w).Encode(s)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.Listener.Addr().String(), out
+}
+
+// send writes raw request bytes in pieces on a new connection and returns it.
+func send(t *testing.T, addr string, pieces ...string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(30 * time.Second)) // stops a hang, never expected
+	for _, p := range pieces {
+		if _, err := io.WriteString(c, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
+// response reads the handler's report from the connection.
+func response(t *testing.T, c net.Conn) seen {
+	t.Helper()
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var s seen
+	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func strict(limit int) func(Event) (BodyStatus, string, error) {
+	return func(ev Event) (BodyStatus, string, error) { return ReadInboundStrictText(ev, limit) }
+}
+
+func TestHTTPEventChunkedInPieces(t *testing.T) {
+	addr, _ := loopback(t, strict(1000))
+	c := send(t, addr, "POST /up HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n",
+		"5\r\nhello\r\n", "1\r\n \r\n", "6\r\n\xe4\xb8\xad\xe6\x96\x87\r\n", "0\r\n\r\n")
+	if s := response(t, c); s.Status != BodyOK || s.Body != "hello 中文" || s.NoStream {
+		t.Errorf("%+v", s)
+	}
+}
+
+// TestHTTPEventContentLengthOverLimit: the declared length decides before
+// any byte is read; the client never sends the body, so a read would hang.
+func TestHTTPEventContentLengthOverLimit(t *testing.T) {
+	addr, out := loopback(t, strict(10))
+	send(t, addr, "POST /up HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n")
+	if s := <-out; s.Status != BodyTooLarge || s.Body != "" || s.Err != "" {
+		t.Errorf("%+v", s)
+	}
+}
+
+func TestHTTPEventClientHangsUp(t *testing.T) {
+	addr, out := loopback(t, strict(1000))
+	c := send(t, addr, "POST /up HTTP/1.1\r\nHost: h\r\nContent-Length: 100\r\n\r\n", "only ten b")
+	c.(*net.TCPConn).CloseWrite()
+	s := <-out
+	if want := MsgBodyReadFailed + io.ErrUnexpectedEOF.Error(); s.Err != want {
+		t.Errorf("error %q, want %q", s.Err, want)
+	}
+}
+
+// TestHTTPEventReadFailureKind: the stream's failure is a catchable Failure
+// carrying the cause.
+func TestHTTPEventReadFailureKind(t *testing.T) {
+	errs := make(chan error, 1)
+	addr, _ := loopback(t, func(ev Event) (BodyStatus, string, error) {
+		st, b, err := ReadInboundBytes(ev, 1000)
+		errs <- err
+		return st, string(b), err
+	})
+	c := send(t, addr, "POST /up HTTP/1.1\r\nHost: h\r\nContent-Length: 100\r\n\r\n", "abc")
+	c.(*net.TCPConn).CloseWrite()
+	err := <-errs
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != Failure || !e.Catchable() || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("%#v", err)
+	}
+}
+
+// TestHTTPEventBodies: workerd's body rules.
+func TestHTTPEventBodies(t *testing.T) {
+	addr, _ := loopback(t, strict(100))
+	for _, c := range []struct {
+		req      string
+		st       BodyStatus
+		body     string
+		noStream bool
+	}{
+		{"GET / HTTP/1.1\r\nHost: h\r\n\r\n", BodyNone, "", true},
+		{"HEAD / HTTP/1.1\r\nHost: h\r\n\r\n", BodyNone, "", true},
+		{"POST / HTTP/1.1\r\nHost: h\r\n\r\n", BodyNone, "", true},
+		{"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n", BodyOK, "", false},
+		{"PUT / HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nhi", BodyOK, "hi", false},
+		{"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\n\r\n\xff", BodyInvalidUTF8, "", false},
+	} {
+		conn := send(t, addr, c.req)
+		if strings.HasPrefix(c.req, "HEAD") {
+			continue // no response body to report in
+		}
+		if s := response(t, conn); s.Status != c.st || s.Body != c.body || s.NoStream != c.noStream {
+			t.Errorf("%q: %+v", c.req, s)
+		}
+	}
+}
+
+// TestHTTPEventUsed: once read through the adapter, the body is used.
+func TestHTTPEventUsed(t *testing.T) {
+	addr, _ := loopback(t, func(ev Event) (BodyStatus, string, error) {
+		if st, _, _ := ReadInboundBytes(ev, 100); st != BodyOK {
+			return st, "first read", nil
+		}
+		return ReadInboundStrictText(ev, 100)
+	})
+	c := send(t, addr, "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nhi")
+	if s := response(t, c); s.Status != BodyUsed {
+		t.Errorf("%+v", s)
+	}
+}
+
+// TestHTTPEventTargets: the URL is what a WHATWG parser serialises for the
+// request-target; the method as Fetch normalises it.
+func TestHTTPEventTargets(t *testing.T) {
+	addr, _ := loopback(t, strict(10))
+	for _, c := range []struct{ line, method, url, rawPath, query string }{
+		{"GET /a/b/../c HTTP/1.1", "GET", "/a/c", "/a/c", ""},
+		{"GET /a/%2e%2E/c/%2e/d HTTP/1.1", "GET", "/c/d", "/c/d", ""},
+		{"GET /a\\b\\..\\c HTTP/1.1", "GET", "/a/c", "/a/c", ""},
+		{"GET /中文?q=é HTTP/1.1", "GET", "/%E4%B8%AD%E6%96%87?q=%C3%A9", "/%E4%B8%AD%E6%96%87", "?q=%C3%A9"},
+		{"GET /p? HTTP/1.1", "GET", "/p?", "/p", ""},
+		{"GET /p?a='b\"c'^<> HTTP/1.1", "GET", "/p?a=%27b%22c%27^%3C%3E", "/p", "?a=%27b%22c%27^%3C%3E"},
+		{"GET /p^q HTTP/1.1", "GET", "/p%5Eq", "/p%5Eq", ""},
+		{"get / HTTP/1.1", "GET", "/", "/", ""},
+		{"Patch / HTTP/1.1", "Patch", "/", "/", ""},
+		{"GET http://other.example/x HTTP/1.1", "GET", "/x", "/x", ""},
+	} {
+		conn := send(t, addr, c.line+"\r\nHost: Example.COM:80\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil || resp.StatusCode != 200 {
+			t.Errorf("%s: the server answered %v %v", c.line, resp.Status, err)
+			continue
+		}
+		var s seen
+		json.NewDecoder(resp.Body).Decode(&s)
+		resp.Body.Close()
+		host := "http://example.com"
+		if strings.Contains(c.line, "other.example") {
+			host = "http://other.example"
+		}
+		if s.Method != c.method || s.URL != host+c.url || s.RawPath != c.rawPath || s.Query != c.query {
+			t.Errorf("%s: %+v, want %s %s%s %s %q", c.line, s, c.method, host, c.url, c.rawPath, c.query)
+		}
+	}
+}
+
+// TestHTTPEventBadEscape: net/http itself answers 400 to a request-target
+// with a bad percent escape, before any handler; a request that reaches the
+// adapter another way keeps the escape, and the decoded path is the spec's
+// violation.
+func TestHTTPEventBadEscape(t *testing.T) {
+	addr, out := loopback(t, strict(10))
+	conn := send(t, addr, "GET /%zz/%41 HTTP/1.1\r\nHost: h\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil || resp.StatusCode != http.StatusBadRequest || len(out) != 0 {
+		t.Fatalf("net/http answered %v %v, handler called %d times", resp.Status, err, len(out))
+	}
+	r := httptest.NewRequest("GET", "http://h/", nil)
+	r.RequestURI = "/%zz/%41"
+	ev := HTTPEvent(r)
+	if raw, _ := InboundRawPath(ev); raw != "/%zz/%41" {
+		t.Errorf("raw path %q", raw)
+	}
+	_, err = InboundDecodedPath(ev)
+	var e *Error
+	if !errors.As(err, &e) || e.Msg != MsgPathEncoding || e.Kind != Violation {
+		t.Errorf("decoded path error %v", err)
+	}
+}
