@@ -81,4 +81,123 @@
 //     MsgDelayRange with the item's number.
 //   - The platform receives the canonical bytes with SendOptions{ContentType:
 //     "json"}, DelaySeconds only when it is not 0.
+//
+// Consumer (读取队列批次, 确认队列消息, 重试队列消息):
+//   - A queue event is Kind() == "queue" with a non-nil Batch; anything else
+//     is MsgNotQueueEvent for all three functions.
+//   - ReadQueueBatch writes {"queue","messages":[{"id","attempts",
+//     "timestamp","body"}]} in that key order, no whitespace; id and queue are
+//     quoted as JSON.stringify does (invalid UTF-8 becomes U+FFFD); timestamp
+//     is Time.UnixMilli. Bodies pass as they are, reserved $ keys included
+//     (only the producer rejects them). Each message in order: a Go value
+//     other than json.RawMessage, invalid JSON or a number that parses to
+//     ±Infinity is MsgMessageNotJSON (Violation); then depth over 32 is
+//     MsgMessageTooDeep (Abort). The first message with a problem wins.
+//   - Ack checks the event, then the index; Retry the event, the index, then
+//     the delay (0: the platform's default; 1…43200). Every valid call is
+//     forwarded to the Batch and the package keeps no state of its own
+//     ("效果以平台为准").
+//
+// MemoryPlatform (delivery, modelled on Cloudflare Queues):
+//   - Consumer settings default to Cloudflare's: batches of 10 (1…100), a 5 s
+//     batch timeout (0…60 s), 3 retries (0…100), retry delay 0, no
+//     dead-letter queue, acked messages not redelivered when a batch fails
+//     (RedeliverAcked gives Miniflare's behaviour).
+//   - A batch is ready when full, or when its oldest ready message has waited
+//     the batch timeout since it became ready (after its delay). A message's
+//     timestamp is its send time; ids are 32 hex digits (16 random per
+//     platform, then a sequence) so they do not repeat after a restart.
+//   - A handler that returns an error or panics fails its batch; every
+//     message of it is redelivered with attempts + 1 after its own retry
+//     delay if it was retried, else the queue's. An explicit retry counts
+//     against MaxRetries: at most MaxRetries+1 deliveries, then the
+//     dead-letter queue (id, timestamp and body kept, attempts counting on)
+//     or a drop. Between ack and retry of one message the first call wins; a
+//     second retry replaces the first one's delay (as workerd does); calls
+//     after the handler returned are ignored.
+//   - Send and SendBatch refuse a delay outside 0…43200, as Cloudflare does.
+//     Counters always satisfy Sent = Acked + DeadLettered + Dropped + Pending.
+//
+// 网页入站: event and URL pieces:
+//   - Only fetch, service-fetch and durable-fetch carry a request; any other
+//     kind, known or not, is Failure 当前没有 HTTP 请求 for every reader,
+//     whatever Request() returns, as is a nil Request on a fetch event.
+//   - The readers take Request.URL as a WHATWG serialisation and split it;
+//     they never fail on it. Origin: scheme://host[:port] for special
+//     schemes, the inner origin for a blob: URL over http(s), "null"
+//     otherwise. Hostname: lower case, no port, IPv6 in brackets.
+//   - Raw query: "" for no query and for a lone "?"; "??a" stays "??a".
+//   - Decoded path: percent-decoded exactly once (%2F → /, %252F → %2F, + stays
+//     +, %00 → NUL, U+FEFF kept); a % not followed by two hex digits, or
+//     invalid UTF-8 after decoding, is Violation MsgPathEncoding.
+//   - Query parameters: the query is parsed as URLSearchParams does (+ is
+//     space, lenient percent-decoding, invalid UTF-8 → U+FFFD, no BOM
+//     stripping, no further "?" stripped); the first pair of a name wins. A
+//     name argument that is not UTF-8 is converted as a USVString would be.
+//   - Headers: several fields of one name are joined with ", ", as
+//     Headers.get does; a host's hand-built http.Header may spell names in
+//     any case.
+//
+// 构造入站同源网址:
+//   - Checks: the request, then the path (a single leading /, no //, \,
+//     Unicode Cc control U+0000–U+001F and U+007F–U+009F, ?, # or invalid
+//     UTF-8), then the lists (over 16 set pairs or 16 deleted keys).
+//   - The path is normalised as the URL pathname setter does for a special
+//     URL under the current WHATWG standard, whose path percent-encode set
+//     includes ^ (node 20 predates that: WPT wins). The result is origin +
+//     path + query; userinfo and fragment are dropped.
+//   - Delete first, then set (URLSearchParams.set: replace the first pair of
+//     the name, drop the others, else append). When either list is non-empty
+//     the query is re-serialised as URLSearchParams does after any call, even
+//     one that changed nothing (space → +); an empty result leaves no "?".
+//     With both lists empty the raw query is kept byte for byte, a lone "?"
+//     included, as URL.href keeps it.
+//
+// Bounded body reads:
+//   - Order: the request, the limit, then status 2 (no stream, or GET/HEAD
+//     compared case-insensitively) and 3 (used or locked), then the
+//     Content-Length precheck, then chunk by chunk. Content-Length counts
+//     only as one field of ASCII digits: several fields (Headers.get joins
+//     them with ", ") or any other form are ignored; leading zeros count as
+//     digits, so 19 digits of 0000…1 is status 1. A declared length that is
+//     wrong is left to the streaming count.
+//   - Each chunk is counted first (over the limit: cancel, 1), then the
+//     strict reader validates it, carrying only a cut-off sequence across
+//     chunks; a sequence no byte could complete (E0 80, ED A0) is 4 at once,
+//     a truncated one at the end is 4. Both text readers strip one leading
+//     BOM, also when it is split across chunks; the 16 MiB lenient limit
+//     counts decoded UTF-8 bytes and applies only to a body within the limit.
+//   - A stream error is Failure MsgBodyReadFailed + its text, after the bytes
+//     that came with it were counted and validated (so 1 or 4 can win). The
+//     stream is always closed; a Close error is swallowed. A Read returning
+//     a count outside 0…len(p) is a Failure too. ReadInboundBytes gives a
+//     non-nil empty slice for an empty body, nil for every other status.
+//   - The inbound JSON functions read as the strict reader does, strip the
+//     BOM and canonicalise with a 1000-level parser bound, ±Infinity written
+//     as null. Every failure of ReadInboundJSON is a catchable Failure:
+//     MsgJSONBodyTooLarge (input over 2 MiB or canonical text over 2 MiB),
+//     MsgJSONBodyNone, MsgJSONBodyUsed, or MsgJSONBodyInvalid followed by a
+//     SyntaxError reason; invalid UTF-8 reads "SyntaxError: Invalid UTF-8 in
+//     JSON at position n", n the byte offset after the BOM. An empty body is
+//     status 5 for the bounded function.
+//
+// Canonical JSON details:
+//   - A syntax error is worded "SyntaxError: <reason> in JSON at position
+//     <byte offset>"; an unexpected end is reported at the text's length.
+//   - The problem the queue reports is the first in text order among those
+//     of the parsed value, at a key's opening quote, a number's first byte or
+//     a container's opening bracket; a repeated marker key is reported where
+//     it first appears, since it keeps that position.
+//   - The 1000-level bound counts every container it reads, replaced or not.
+//     Without a bound (the queue's bodies, whose size bounds them) nesting
+//     costs memory in proportion, never stack.
+//
+// net/http adapter (HTTPEvent):
+//   - The URL is built from the connection (https under TLS), the Host
+//     header (lower case, IPv4 and IPv6 normalised, default port dropped) and
+//     the request-target, normalised as a WHATWG parser would. An
+//     absolute-form target supplies the host, not the scheme; a target that
+//     starts with // is a path, never an authority; bytes that are not UTF-8
+//     are percent-encoded one by one; no IDNA. net/http itself answers 400 to
+//     a request-target with a bad percent escape, before any handler.
 package hostbridge
