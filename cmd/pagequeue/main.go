@@ -109,6 +109,8 @@ type host struct {
 	rndMu   sync.Mutex
 	rnd     *rand.Rand
 	batches atomic.Int64
+	acked   atomic.Int64 // by the consumer, explicitly
+	retried atomic.Int64 // by the consumer, explicitly
 }
 
 func newHost(cfg config, log io.Writer) (*host, error) {
@@ -312,7 +314,10 @@ func (h *host) consume(ev hostbridge.Event) error {
 		acked++
 	}
 	n := h.batches.Add(1)
-	h.printf("batch %d: %d messages, %d acked, %d retried | %s\n", n, len(batch.Messages), acked, retried, h.counts())
+	ta, tr := h.acked.Add(int64(acked)), h.retried.Add(int64(retried))
+	q := h.p.Stats(queue)
+	h.printf("batch %d: %d messages, %d acked, %d retried | so far %d acked, %d retried, %d dead-lettered of %d sent\n",
+		n, len(batch.Messages), acked, retried, ta, tr, q.DeadLettered, q.Sent)
 	return nil
 }
 
