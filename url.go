@@ -292,53 +292,9 @@ func utf8DecodeWithoutBOM(s string) string {
 		return s
 	}
 	var b strings.Builder
-	b.Grow(len(s) + 8)
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r != utf8.RuneError || n > 1 {
-			b.WriteString(s[i : i+n])
-			i += n
-			continue
-		}
-		b.WriteRune(utf8.RuneError)
-		i += illFormedLen(s[i:])
-	}
+	b.Grow(whatwgDecode(nil, s))
+	whatwgDecode(&b, s)
 	return b.String()
-}
-
-// illFormedLen is the length of the ill-formed sequence at the start of s:
-// a lead byte and the continuation bytes that may follow it (Unicode Table
-// 3-7), or 1 for a byte that cannot start a sequence.
-func illFormedLen(s string) int {
-	c := s[0]
-	var need int
-	lo, hi := byte(0x80), byte(0xBF)
-	switch {
-	case 0xC2 <= c && c <= 0xDF:
-		need = 1
-	case c == 0xE0:
-		need, lo = 2, 0xA0
-	case c == 0xED:
-		need, hi = 2, 0x9F
-	case 0xE1 <= c && c <= 0xEF:
-		need = 2
-	case c == 0xF0:
-		need, lo = 3, 0x90
-	case c == 0xF4:
-		need, hi = 3, 0x8F
-	case 0xF1 <= c && c <= 0xF3:
-		need = 3
-	default:
-		return 1
-	}
-	n := 1
-	for ; n <= need && n < len(s); n++ {
-		if s[n] < lo || s[n] > hi {
-			break
-		}
-		lo, hi = 0x80, 0xBF
-	}
-	return n
 }
 
 // isSingleDot: "A single-dot URL path segment is a URL path segment that is
