@@ -1,6 +1,7 @@
 package hostbridge
 
 import (
+	"iter"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -390,23 +391,7 @@ type formPair struct{ name, value string }
 // searchParams does not strip a leading "?").
 func parseForm(input string) []formPair {
 	var list []formPair
-	for input != "" {
-		// "Let sequences be the result of splitting input on 0x26 (&)."
-		var seq string
-		if i := strings.IndexByte(input, '&'); i >= 0 {
-			seq, input = input[:i], input[i+1:]
-		} else {
-			seq, input = input, ""
-		}
-		// "If bytes is the empty byte sequence, then continue."
-		if seq == "" {
-			continue
-		}
-		// "If bytes contains a 0x3D (=), then let name be the bytes from the
-		// start of bytes up to but excluding its first 0x3D (=), and let value
-		// be the bytes, if any, after the first 0x3D (=) … Otherwise, let name
-		// have the value of bytes and let value be the empty byte sequence."
-		name, value, _ := strings.Cut(seq, "=")
+	for name, value := range formSequences(input) {
 		list = append(list, formPair{formDecode(name), formDecode(value)})
 	}
 	return list
@@ -415,22 +400,35 @@ func parseForm(input string) []formPair {
 // formGet is URLSearchParams.get(name) and has(name) over parseForm(input),
 // without building the list: the first pair named name.
 func formGet(input, name string) (value string, ok bool) {
-	for input != "" {
-		var seq string
-		if i := strings.IndexByte(input, '&'); i >= 0 {
-			seq, input = input[:i], input[i+1:]
-		} else {
-			seq, input = input, ""
-		}
-		if seq == "" {
-			continue
-		}
-		n, v, _ := strings.Cut(seq, "=")
+	for n, v := range formSequences(input) {
 		if formDecode(n) == name {
 			return formDecode(v), true
 		}
 	}
 	return "", false
+}
+
+// formSequences yields the name and value bytes of each sequence of input,
+// not yet decoded (§5.1 steps 1–3).
+func formSequences(input string) iter.Seq2[string, string] {
+	return func(yield func(name, value string) bool) {
+		// "Let sequences be the result of splitting input on 0x26 (&)."
+		for seq := range strings.SplitSeq(input, "&") {
+			// "If bytes is the empty byte sequence, then continue."
+			if seq == "" {
+				continue
+			}
+			// "If bytes contains a 0x3D (=), then let name be the bytes from
+			// the start of bytes up to but excluding its first 0x3D (=), and
+			// let value be the bytes, if any, after the first 0x3D (=) …
+			// Otherwise, let name have the value of bytes and let value be
+			// the empty byte sequence."
+			name, value, _ := strings.Cut(seq, "=")
+			if !yield(name, value) {
+				return
+			}
+		}
+	}
 }
 
 // formDecode: "Replace any 0x2B (+) in name and value with 0x20 (SP)." and
