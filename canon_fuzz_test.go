@@ -119,23 +119,9 @@ func FuzzCanonical(f *testing.F) {
 
 // hasOutsideSpace reports JSON whitespace outside strings.
 func hasOutsideSpace(b []byte) bool {
-	in, esc := false, false
-	for _, c := range b {
-		switch {
-		case in:
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				in = false
-			}
-		case c == '"':
-			in = true
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			return true
-		}
-	}
-	return false
+	space := false
+	outsideStrings(b, func(c byte) {
+		space = space || c == ' ' || c == '\t' || c == '\n' || c == '\r'
+	})
+	return space
 }

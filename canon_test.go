@@ -70,30 +70,37 @@ func checkSyntaxError(t *testing.T, err error, src []byte) *syntaxError {
 // textDepth is the nesting depth of a JSON text, counting brackets outside
 // strings. For canonical output it is the depth of the parsed value.
 func textDepth(b []byte) int {
-	depth, max, in, esc := 0, 0, false, false
-	for _, c := range b {
-		switch {
-		case in:
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				in = false
-			}
-		case c == '"':
-			in = true
-		case c == '[' || c == '{':
+	depth, most := 0, 0
+	outsideStrings(b, func(c byte) {
+		switch c {
+		case '[', '{':
 			depth++
-			if depth > max {
-				max = depth
-			}
-		case c == ']' || c == '}':
+			most = max(most, depth)
+		case ']', '}':
 			depth--
 		}
+	})
+	return most
+}
+
+// outsideStrings calls f with each byte of the JSON text b that is not
+// inside a string (quotes included in neither).
+func outsideStrings(b []byte, f func(c byte)) {
+	in, esc := false, false
+	for _, c := range b {
+		switch {
+		case !in && c == '"':
+			in = true
+		case !in:
+			f(c)
+		case esc:
+			esc = false
+		case c == '\\':
+			esc = true
+		case c == '"':
+			in = false
+		}
 	}
-	return max
 }
 
 func short(b []byte) string {
