@@ -3,7 +3,6 @@ package hostbridge
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -33,14 +32,8 @@ func addBodySeeds(f *testing.F) {
 			f.Add(body, c)
 		}
 	}
-	data, err := os.ReadFile("testdata/inbound-conformance.json")
-	if err != nil {
-		f.Fatal(err)
-	}
 	var doc inboundConformance
-	if err := json.Unmarshal(data, &doc); err != nil {
-		f.Fatal(err)
-	}
+	readTestJSON(f, "inbound-conformance.json", &doc)
 	for _, tab := range doc.Tables {
 		for _, row := range tab.Rows {
 			for _, c := range row.Cases {

@@ -1,8 +1,6 @@
 package hostbridge
 
 import (
-	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 )
@@ -30,14 +28,8 @@ func TestJSONTestSuiteBoundedJSON(t *testing.T) {
 	if !canonicalReady() {
 		t.Skip("canonical is still the stub")
 	}
-	data, err := os.ReadFile("testdata/jsontestsuite.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var suite jsonTestSuite
-	if err := json.Unmarshal(data, &suite); err != nil {
-		t.Fatal(err)
-	}
+	readTestJSON(t, "jsontestsuite.json", &suite)
 	if len(suite) != 340 {
 		t.Fatalf("%d files, want 340", len(suite))
 	}

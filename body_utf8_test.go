@@ -2,8 +2,6 @@ package hostbridge
 
 import (
 	"encoding/hex"
-	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -31,14 +29,8 @@ type utf8Decoding struct {
 }
 
 func loadUTF8Decoding(t testing.TB) *utf8Decoding {
-	data, err := os.ReadFile("testdata/utf8-decoding.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var d utf8Decoding
-	if err := json.Unmarshal(data, &d); err != nil {
-		t.Fatal(err)
-	}
+	readTestJSON(t, "utf8-decoding.json", &d)
 	return &d
 }
 

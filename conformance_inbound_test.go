@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,14 +100,8 @@ func canonicalReady() bool {
 }
 
 func TestInboundConformance(t *testing.T) {
-	data, err := os.ReadFile("testdata/inbound-conformance.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var doc inboundConformance
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
+	readTestJSON(t, "inbound-conformance.json", &doc)
 	rows := 0
 	skipped := 0
 	for _, tab := range doc.Tables {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -76,14 +75,8 @@ type redeliveryRow struct {
 
 func loadConsumerRows(t testing.TB) []consumerRow {
 	t.Helper()
-	data, err := os.ReadFile("testdata/queue-consumer.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var doc struct{ Rows []consumerRow }
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
+	readTestJSON(t, "queue-consumer.json", &doc)
 	return doc.Rows
 }
 

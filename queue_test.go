@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -29,14 +28,8 @@ type vectorFile struct {
 
 func loadVectors(t testing.TB, name string) vectorFile {
 	t.Helper()
-	b, err := os.ReadFile("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var f vectorFile
-	if err := json.Unmarshal(b, &f); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
+	readTestJSON(t, name, &f)
 	if len(f.Rows) == 0 {
 		t.Fatalf("%s: no rows", name)
 	}

@@ -2,10 +2,7 @@ package hostbridge
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -34,49 +31,15 @@ func fetchEvent(url string) Event {
 	return urlTestEvent{kind: KindFetch, req: urlTestRequest{method: "GET", url: url}}
 }
 
-func readURLTestdata(t testing.TB, name string, v any) {
+// wantErr checks err as checkError does, in a subtest named for the row;
+// it reports whether the row expects success and got it.
+func wantErr(t *testing.T, name string, err error, want *wantError) bool {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-}
-
-// wantErr checks err against the row's expected error (nil: none expected).
-func wantErr(t *testing.T, name string, err error, want *struct{ Kind, Message string }) bool {
-	t.Helper()
-	if want == nil {
-		if err != nil {
-			t.Errorf("%s: unexpected error %v", name, err)
-			return false
-		}
+	if want == nil && err == nil {
 		return true
 	}
-	var e *Error
-	if !errors.As(err, &e) {
-		t.Errorf("%s: error %v, want %s %q", name, err, want.Kind, want.Message)
-		return false
-	}
-	if e.Kind != kindOf(want.Kind) || e.Msg != want.Message {
-		t.Errorf("%s: error %v %q, want %s %q", name, e.Kind, e.Msg, want.Kind, want.Message)
-	}
+	t.Run(name, func(t *testing.T) { checkError(t, err, want) })
 	return false
-}
-
-// kindOf maps a row's error kind to Kind (0 for an unknown text).
-func kindOf(k string) Kind {
-	switch k {
-	case "violation":
-		return Violation
-	case "failure":
-		return Failure
-	case "abort":
-		return Abort
-	}
-	return 0
 }
 
 // TestURLTestData runs every non-failure WPT urltestdata.json entry whose
@@ -84,7 +47,7 @@ func kindOf(k string) Kind {
 // (and again with the fragment removed, as a Request's URL has none).
 func TestURLTestData(t *testing.T) {
 	var entries []json.RawMessage
-	readURLTestdata(t, "urltestdata.json", &entries)
+	readTestJSON(t, "urltestdata.json", &entries)
 	n := 0
 	for _, raw := range entries {
 		var c struct {
@@ -175,7 +138,7 @@ func pairsOf(list []formPair) [][2]string {
 // URL parser's query state does, so "#" and controls stay in the query).
 func TestURLSearchParamsParse(t *testing.T) {
 	var d searchParamsData
-	readURLTestdata(t, "urlsearchparams.json", &d)
+	readTestJSON(t, "urlsearchparams.json", &d)
 	for _, c := range d.Parse {
 		query := strings.TrimPrefix(c.Input, "?")
 		list := parseForm(query)
@@ -209,7 +172,7 @@ func TestURLSearchParamsParse(t *testing.T) {
 
 func TestURLSearchParamsSerialize(t *testing.T) {
 	var d searchParamsData
-	readURLTestdata(t, "urlsearchparams.json", &d)
+	readTestJSON(t, "urlsearchparams.json", &d)
 	for _, c := range d.Serialize {
 		var list []formPair
 		for _, p := range c.Pairs {
@@ -266,7 +229,7 @@ func delSet(steps [][]string) (set [][2]string, del []string, ok bool) {
 // then sets through InboundSameOriginURL, and through formDelete/formSet.
 func TestURLSearchParamsOperations(t *testing.T) {
 	var d searchParamsData
-	readURLTestdata(t, "urlsearchparams.json", &d)
+	readTestJSON(t, "urlsearchparams.json", &d)
 	ran := 0
 	for _, c := range d.Operations {
 		set, del, ok := delSet(c.Ops)
@@ -304,7 +267,7 @@ func TestURLSearchParamsOperations(t *testing.T) {
 // through InboundSameOriginURL (compared without the fragment).
 func TestURLSearchParamsInterplay(t *testing.T) {
 	var d searchParamsData
-	readURLTestdata(t, "urlsearchparams.json", &d)
+	readTestJSON(t, "urlsearchparams.json", &d)
 	ran := 0
 	for _, c := range d.URLInterplay {
 		href := c.Initial.Href
@@ -349,20 +312,20 @@ type sameOriginRow struct {
 	Set   [][2]string
 	Del   []string
 	Want  string
-	Error *struct{ Kind, Message string }
+	Error *wantError
 }
 
 func TestInboundSameOriginURL(t *testing.T) {
 	var d struct{ Rows []sameOriginRow }
-	readURLTestdata(t, "inbound-same-origin.json", &d)
+	readTestJSON(t, "inbound-same-origin.json", &d)
 	// Rows only Go can hold: strings that are not UTF-8.
 	d.Rows = append(d.Rows,
 		sameOriginRow{Name: "路径不是有效 UTF-8", URL: "https://example.com/a", Path: "/a\xffb",
-			Error: &struct{ Kind, Message string }{"violation", MsgSameOriginPath}},
+			Error: &wantError{"violation", MsgSameOriginPath}},
 		sameOriginRow{Name: "路径含残缺 UTF-8", URL: "https://example.com/a", Path: "/a\xe4\xb8",
-			Error: &struct{ Kind, Message string }{"violation", MsgSameOriginPath}},
+			Error: &wantError{"violation", MsgSameOriginPath}},
 		sameOriginRow{Name: "路径 UTF-8 编码的 U+0085 是控制字符", URL: "https://example.com/a", Path: "/a\u0085",
-			Error: &struct{ Kind, Message string }{"violation", MsgSameOriginPath}},
+			Error: &wantError{"violation", MsgSameOriginPath}},
 		sameOriginRow{Name: "键值不是有效 UTF-8：按 USVString 换成 U+FFFD", URL: "https://example.com/p?\xef\xbf\xbd=1",
 			Set: [][2]string{{"\xff", "a\xe4\xb8b"}}, Want: "https://example.com/p?%EF%BF%BD=a%EF%BF%BDb"},
 		sameOriginRow{Name: "删除的键不是有效 UTF-8", URL: "https://example.com/p?%FF=1&b=2",
@@ -393,7 +356,7 @@ func TestRequestURL(t *testing.T) {
 			Want         string
 		}
 	}
-	readURLTestdata(t, "request-url.json", &d)
+	readTestJSON(t, "request-url.json", &d)
 	type row = struct {
 		Name         string `json:"情境"`
 		TLS          bool
@@ -434,7 +397,7 @@ type readerRow struct {
 	Call      string
 	Arg       string
 	Want      any
-	Error     *struct{ Kind, Message string }
+	Error     *wantError
 }
 
 // callReader calls the reader named call; its result as any (string or bool).
@@ -471,13 +434,13 @@ func TestInboundURLReaders(t *testing.T) {
 		RequestKinds    []string `json:"request_kinds"`
 		Rows            []readerRow
 	}
-	readURLTestdata(t, "inbound-url.json", &d)
+	readTestJSON(t, "inbound-url.json", &d)
 	if !slices.Equal(EventKinds, d.DocumentedKinds) {
 		t.Errorf("EventKinds = %q, want %q", EventKinds, d.DocumentedKinds)
 	}
 	// Every documented kind: InboundEventKind returns it; a kind without a
 	// request fails every reader, even with a request attached.
-	noReq := &struct{ Kind, Message string }{"failure", MsgNoRequest}
+	noReq := &wantError{"failure", MsgNoRequest}
 	for _, k := range d.DocumentedKinds {
 		if slices.Contains(d.RequestKinds, k) {
 			continue
@@ -541,7 +504,7 @@ func TestURLUnits(t *testing.T) {
 // parse → serialise → parse; InboundSameOriginURL keeps the origin.
 func FuzzInboundURL(f *testing.F) {
 	var so struct{ Rows []sameOriginRow }
-	readURLTestdata(f, "inbound-same-origin.json", &so)
+	readTestJSON(f, "inbound-same-origin.json", &so)
 	for _, r := range so.Rows {
 		k, v := "", ""
 		if len(r.Set) > 0 {
@@ -550,7 +513,7 @@ func FuzzInboundURL(f *testing.F) {
 		f.Add(r.URL, r.Path, k, v)
 	}
 	var rd struct{ Rows []readerRow }
-	readURLTestdata(f, "inbound-url.json", &rd)
+	readTestJSON(f, "inbound-url.json", &rd)
 	for _, r := range rd.Rows {
 		f.Add(r.URL, r.Arg, r.Arg, "")
 	}

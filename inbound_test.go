@@ -1,0 +1,47 @@
+package hostbridge
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+)
+
+// TestHeaderVectors runs testdata/inbound-headers.json.
+func TestHeaderVectors(t *testing.T) {
+	var f struct {
+		Rows []struct {
+			Situation string          `json:"情境"`
+			Kind      string          `json:"kind"`
+			Headers   [][2]string     `json:"headers"`
+			Call      string          `json:"call"`
+			Arg       json.RawMessage `json:"arg"`
+			Want      any             `json:"want"`
+			Error     *wantError      `json:"error"`
+		} `json:"rows"`
+	}
+	readTestJSON(t, "inbound-headers.json", &f)
+	for _, row := range f.Rows {
+		t.Run(row.Situation, func(t *testing.T) {
+			h := http.Header{}
+			for _, kv := range row.Headers {
+				h[kv[0]] = append(h[kv[0]], kv[1]) // as the host spelled it, not canonicalised
+			}
+			ev := NewRequestEvent(row.Kind, "GET", "https://example.com/", h, nil)
+			name := string(build(t, row.Arg))
+			var got any
+			var err error
+			switch row.Call {
+			case "InboundHeader":
+				got, err = InboundHeader(ev, name)
+			case "InboundHeaderExists":
+				got, err = InboundHeaderExists(ev, name)
+			default:
+				t.Fatalf("unknown call %q", row.Call)
+			}
+			checkError(t, err, row.Error)
+			if row.Error == nil && got != row.Want {
+				t.Errorf("%s(%.40q) = %#v, want %#v", row.Call, name, got, row.Want)
+			}
+		})
+	}
+}
