@@ -1,0 +1,223 @@
+package hostbridge
+
+// JSON strings as JavaScript reads and writes them: RFC 8259 §7 escapes
+// decoded, UTF-8 validated, and JSON.stringify's QuoteJSONString.
+
+import (
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// str parses the string at src[i:] (RFC 8259 §7) and writes it as
+// JSON.stringify does: raw UTF-8 but for '"', '\\' and C0 controls, and a
+// lone surrogate as a lower-case \udxxx escape (ECMA-262 QuoteJSONString).
+func (p *parser) str(i int) (int, error) {
+	src := p.src
+	p.out = append(p.out, '"')
+	j := i + 1
+	run := j // start of the bytes to copy as they are
+	for {
+		for j < len(src) && strSafe[src[j]] {
+			j++
+		}
+		if j >= len(src) {
+			return j, &syntaxError{SyntaxUnterminated, len(src)}
+		}
+		switch c := src[j]; {
+		case c == '"':
+			p.out = append(p.out, src[run:j]...)
+			p.out = append(p.out, '"')
+			return j + 1, nil
+		case c == '\\':
+			p.out = append(p.out, src[run:j]...)
+			n, err := p.escape(j)
+			if err != nil {
+				return n, err
+			}
+			j, run = n, n
+		case c < 0x20:
+			return j, &syntaxError{SyntaxBadControl, j}
+		default: // c >= 0x80
+			n := utf8Len(src[j:])
+			if n == 0 {
+				return j, &syntaxError{SyntaxBadUTF8, j}
+			}
+			j += n
+		}
+	}
+}
+
+// escape decodes the escape at src[j:] (a backslash) into out and returns
+// the offset after it.
+func (p *parser) escape(j int) (int, error) {
+	src := p.src
+	if j+1 >= len(src) {
+		return j, &syntaxError{SyntaxUnterminated, len(src)}
+	}
+	switch src[j+1] {
+	case '"', '\\':
+		p.out = append(p.out, '\\', src[j+1])
+	case '/':
+		p.out = append(p.out, '/')
+	case 'b':
+		p.out = append(p.out, '\\', 'b')
+	case 'f':
+		p.out = append(p.out, '\\', 'f')
+	case 'n':
+		p.out = append(p.out, '\\', 'n')
+	case 'r':
+		p.out = append(p.out, '\\', 'r')
+	case 't':
+		p.out = append(p.out, '\\', 't')
+	case 'u':
+		u, ok := hex4(src, j+2)
+		if !ok {
+			return j, &syntaxError{SyntaxBadUnicode, j}
+		}
+		j += 6
+		switch {
+		case u < 0x80:
+			if u < 0x20 || u == '"' || u == '\\' {
+				p.out = appendEscape(p.out, byte(u))
+			} else {
+				p.out = append(p.out, byte(u))
+			}
+		case utf16.IsSurrogate(rune(u)):
+			if u < 0xdc00 && j+1 < len(src) && src[j] == '\\' && src[j+1] == 'u' {
+				if lo, ok := hex4(src, j+2); ok && 0xdc00 <= lo && lo < 0xe000 {
+					p.out = utf8.AppendRune(p.out, utf16.DecodeRune(rune(u), rune(lo)))
+					return j + 6, nil
+				}
+			}
+			p.out = append(p.out, '\\', 'u', hexDigits[u>>12], hexDigits[u>>8&0xf], hexDigits[u>>4&0xf], hexDigits[u&0xf])
+		default:
+			p.out = utf8.AppendRune(p.out, rune(u))
+		}
+		return j, nil
+	default:
+		return j, &syntaxError{SyntaxBadEscape, j}
+	}
+	return j + 2, nil
+}
+
+// hex4 reads the four hex digits at src[i:].
+func hex4(src []byte, i int) (uint16, bool) {
+	if i+4 > len(src) {
+		return 0, false
+	}
+	var u uint16
+	for _, c := range src[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		u = u<<4 | uint16(c)
+	}
+	return u, true
+}
+
+// utf8Len returns the length of the valid UTF-8 sequence starting src, a
+// byte of 0x80 or more, or 0 when it is not valid (Unicode Table 3-7).
+func utf8Len(src []byte) int {
+	c := src[0]
+	switch {
+	case c < 0xc2:
+		return 0
+	case c < 0xe0:
+		if len(src) >= 2 && src[1]&0xc0 == 0x80 {
+			return 2
+		}
+	case c < 0xf0:
+		lo, hi := byte(0x80), byte(0xbf)
+		if c == 0xe0 {
+			lo = 0xa0
+		} else if c == 0xed {
+			hi = 0x9f
+		}
+		if len(src) >= 3 && lo <= src[1] && src[1] <= hi && src[2]&0xc0 == 0x80 {
+			return 3
+		}
+	case c < 0xf5:
+		lo, hi := byte(0x80), byte(0xbf)
+		if c == 0xf0 {
+			lo = 0x90
+		} else if c == 0xf4 {
+			hi = 0x8f
+		}
+		if len(src) >= 4 && lo <= src[1] && src[1] <= hi && src[2]&0xc0 == 0x80 && src[3]&0xc0 == 0x80 {
+			return 4
+		}
+	}
+	return 0
+}
+
+// strSafe marks the bytes a string copies as they are: not '"', '\\', a C0
+// control, or the start of a multi-byte sequence.
+var strSafe = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+const hexDigits = "0123456789abcdef"
+
+// appendQuoted appends s as a JSON string the way JSON.stringify writes it:
+// only '"', '\\' and C0 controls are escaped (\b \f \n \r \t, others as
+// \u00xx); everything else, U+2028 and DEL included, is written raw. A byte
+// that is not valid UTF-8 is written as U+FFFD.
+func appendQuoted(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = append(dst, s[start:i]...)
+				dst = utf8.AppendRune(dst, utf8.RuneError)
+				i++
+				start = i
+				continue
+			}
+			i += size
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		dst = appendEscape(dst, c)
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// appendEscape appends the JSON.stringify escape of the ASCII byte c, which
+// is '"', '\\' or a C0 control.
+func appendEscape(dst []byte, c byte) []byte {
+	switch c {
+	case '"', '\\':
+		return append(dst, '\\', c)
+	case '\b':
+		return append(dst, '\\', 'b')
+	case '\f':
+		return append(dst, '\\', 'f')
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
+	}
+	return append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+}
