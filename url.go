@@ -12,10 +12,12 @@ import (
 //   - reading the parts of a URL from its serialisation (§4.5), which is what
 //     Request.URL gives: splitURL, urlParts.pathname, .search, .origin;
 //   - the path state of the basic URL parser for a special URL (§4.4), used by
-//     the pathname setter (§6.1) and by requestURL: normalizePath;
-//   - percent-encoding (§1.3) with the sets the readers use: percentEncode;
-//   - application/x-www-form-urlencoded parsing and serialising (§5), which
-//     is URLSearchParams: parseForm, serializeForm.
+//     the pathname setter (§6.1) and by requestURL (httpevent.go):
+//     normalizePath;
+//   - percent-encoding (§1.3) with the sets the readers use: percentEncode.
+//
+// application/x-www-form-urlencoded (§5, URLSearchParams) is in form.go; the
+// host serializer for net/http requests is in httpevent.go.
 //
 // It is not a full URL parser: hosts are not IDNA-processed, since the
 // serialised URL of a request already holds an ASCII host.
