@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // ReadInboundText is 读取入站有限正文文字 (有限正文读取): the request body
@@ -37,7 +36,7 @@ func ReadInboundText(ev Event, limit int) (BodyStatus, string, error) {
 	if limit < 1 || limit > MaxBodyLimit {
 		return 0, "", violation(MsgBodyLimitRange)
 	}
-	st, body, _, err := readBody(r, limit, false)
+	st, body, _, err := readBody(r, limit, false, true)
 	if err != nil || st != BodyOK {
 		return st, "", err
 	}
@@ -64,7 +63,7 @@ func ReadInboundStrictText(ev Event, limit int) (BodyStatus, string, error) {
 	if limit < 1 || limit > MaxBodyLimit {
 		return 0, "", violation(MsgBodyLimitRange)
 	}
-	st, body, _, err := readBody(r, limit, true)
+	st, body, _, err := readBody(r, limit, true, true)
 	if err != nil || st != BodyOK {
 		return st, "", err
 	}
@@ -83,7 +82,7 @@ func ReadInboundBytes(ev Event, limit int) (BodyStatus, []byte, error) {
 	if limit < 1 || limit > MaxBodyLimit {
 		return 0, nil, violation(MsgBodyLimitRange)
 	}
-	st, body, _, err := readBody(r, limit, false)
+	st, body, _, err := readBody(r, limit, false, false)
 	if err != nil || st != BodyOK {
 		return st, nil, err
 	}
@@ -113,7 +112,7 @@ func ReadInboundBoundedJSON(ev Event, limit int) (BodyStatus, string, error) {
 	if limit < 1 || limit > MaxBoundedJSONLimit {
 		return 0, "", violation(MsgJSONLimitRange)
 	}
-	st, body, _, err := readBody(r, limit, true)
+	st, body, _, err := readBody(r, limit, true, false)
 	if err != nil || st != BodyOK {
 		return st, "", err
 	}
@@ -121,7 +120,7 @@ func ReadInboundBoundedJSON(ev Event, limit int) (BodyStatus, string, error) {
 	if err != nil {
 		return BodyInvalidJSON, err.Error(), nil
 	}
-	return BodyOK, ownedString(out), nil
+	return BodyOK, string(out), nil
 }
 
 // ReadInboundJSON is 读取入站癸象正文文 (JSON 正文): the request body as
@@ -143,7 +142,7 @@ func ReadInboundJSON(ev Event) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	st, body, bad, err := readBody(r, JSONBodyLimit, true)
+	st, body, bad, err := readBody(r, JSONBodyLimit, true, false)
 	if err != nil {
 		return "", err
 	}
@@ -165,7 +164,7 @@ func ReadInboundJSON(ev Event) (string, error) {
 	if len(out) > JSONBodyLimit {
 		return "", failure(MsgJSONBodyTooLarge, nil)
 	}
-	return ownedString(out), nil
+	return string(out), nil
 }
 
 // inboundCanon is how both inbound JSON functions parse: at most
@@ -176,10 +175,15 @@ var inboundCanon = &canonOptions{maxDepth: MaxJSONDepth, infToNull: true}
 // declared, and the least size of every further block.
 const readInitialSize = 512
 
+// readBufferMax is the most a text reader's read buffer has.
+const readBufferMax = 64 << 10
+
 // readBody reads the body of r under limit and returns its status and, for
-// status 0, its bytes. With strict, each chunk is validated as UTF-8 as it
+// status 0, its data. With strict, each chunk is validated as UTF-8 as it
 // arrives, and status 4 comes with bad, the offset of the first bad sequence
-// in the text after a leading BOM. The order of the checks is the spec's:
+// in the text after a leading BOM. With text, the data is wanted as a string
+// (bodyData.string), else as bytes (bodyData.bytes). The order of the checks
+// is the spec's:
 //
 // "先验证参数；再判断 2 与 3；随后若请求的 Content-Length 全由 1 至 18 位十进制
 // 数字组成且已超过上限，或长达 19 位以上（必然超过任何上限），立即返回 1 而不读取
@@ -192,14 +196,17 @@ const readInitialSize = 512
 // releases the stream; before it, that cancels it. Close's error is
 // swallowed.
 //
-// Memory: the body is read into blocks that together never exceed limit+1
-// bytes. With a declared Content-Length within the limit the first block
-// has its size plus one byte, so a body of that size is read into one block
-// and its end seen without another allocation. Otherwise each new block has
-// 1/16 of what was read so far (at least readInitialSize): a body read in
-// several blocks costs at most about 1/16 more than its size, plus one copy
-// into a single buffer at the end.
-func readBody(r Request, limit int, strict bool) (st BodyStatus, body bodyData, bad int, err error) {
+// Memory: no Read asks for more than limit+1 bytes in all. With a declared
+// Content-Length within the limit, bytes are read into one block of its size
+// plus one byte, so a body of that size is read into one block and its end
+// seen without another allocation; text is read through one small buffer
+// (1/16 of the length, at most readBufferMax) into a strings.Builder grown
+// to the length, whose String is the body without a copy. Otherwise, and
+// for what arrives beyond the declared length, each new block has 1/16 of
+// what was read so far (at least readInitialSize): a body read in several
+// blocks costs at most about 1/16 more than its size, plus one copy into a
+// single buffer or string at the end.
+func readBody(r Request, limit int, strict, text bool) (st BodyStatus, body bodyData, bad int, err error) {
 	b := r.Body()
 	if b == nil || isBodyless(r.Method()) {
 		return BodyNone, body, 0, nil
@@ -211,6 +218,10 @@ func readBody(r Request, limit int, strict bool) (st BodyStatus, body bodyData, 
 	switch n, over := declaredLength(r.Header(), limit); {
 	case over:
 		return BodyTooLarge, body, 0, nil
+	case n >= 0 && text:
+		body.sb = new(strings.Builder)
+		body.sb.Grow(n)
+		size = min(n+1, max(readInitialSize, min(n/16, readBufferMax)))
 	case n >= 0:
 		size = n + 1
 	}
@@ -218,14 +229,20 @@ func readBody(r Request, limit int, strict bool) (st BodyStatus, body bodyData, 
 	rc := b.Open()
 	defer func() { _ = rc.Close() }()
 	var v utf8Validator
+	var head [3]byte // the body's first bytes, for bomOffset
+	nh := 0
 	block := newBlock(size, limit+1)
 	for {
 		if len(block) == cap(block) {
-			body.blocks = append(body.blocks, block)
-			block = newBlock(max(readInitialSize, body.n/16), limit+1-body.n)
+			if body.add(block) {
+				block = block[:0]
+			} else {
+				block = newBlock(max(readInitialSize, body.n/16), limit+1-body.n)
+			}
 		}
-		k, rerr := rc.Read(block[len(block):cap(block)])
-		if k < 0 || k > cap(block)-len(block) {
+		room := min(cap(block), len(block)+limit+1-body.n)
+		k, rerr := rc.Read(block[len(block):room])
+		if k < 0 || k > room-len(block) {
 			return 0, bodyData{}, 0, failure(MsgBodyReadFailed+errReadCount.Error(), errReadCount)
 		}
 		chunk := block[len(block) : len(block)+k]
@@ -234,9 +251,9 @@ func readBody(r Request, limit int, strict bool) (st BodyStatus, body bodyData, 
 		if body.n > limit {
 			return BodyTooLarge, bodyData{}, 0, nil
 		}
+		nh += copy(head[nh:], chunk)
 		if strict && !v.feed(chunk) {
-			body.blocks = append(body.blocks, block)
-			return BodyInvalidUTF8, bodyData{}, body.bomOffset(v.pos), nil
+			return BodyInvalidUTF8, bodyData{}, bomOffset(head[:nh], v.pos), nil
 		}
 		if rerr == io.EOF {
 			break
@@ -245,11 +262,11 @@ func readBody(r Request, limit int, strict bool) (st BodyStatus, body bodyData, 
 			return 0, bodyData{}, 0, failure(MsgBodyReadFailed+rerr.Error(), rerr)
 		}
 	}
-	body.blocks = append(body.blocks, block)
 	if strict && v.nc > 0 {
 		// "末尾残缺序列"
-		return BodyInvalidUTF8, bodyData{}, body.bomOffset(v.pos), nil
+		return BodyInvalidUTF8, bodyData{}, bomOffset(head[:nh], v.pos), nil
 	}
+	body.add(block)
 	return BodyOK, body, 0, nil
 }
 
@@ -266,13 +283,28 @@ func newBlock(size, most int) []byte {
 	return make([]byte, 0, min(size, most))
 }
 
-// bodyData is a body read in blocks: every block full but the last.
+// bodyData is a body as read: first what sb holds (a text reader's body of
+// declared length), then the blocks, every block full but the last.
 type bodyData struct {
+	sb     *strings.Builder
 	blocks [][]byte
 	n      int // bytes in all
 }
 
-// bytes returns the body as one slice (the only block, or a copy of all).
+// add takes a block the reader is done with. While the body is all in sb
+// and the block fits in what sb was grown to, it is written there and add
+// reports true: the block can be reused. Otherwise the block is kept.
+func (d *bodyData) add(block []byte) bool {
+	if d.sb != nil && len(d.blocks) == 0 && d.sb.Len()+len(block) <= d.sb.Cap() {
+		d.sb.Write(block)
+		return true
+	}
+	d.blocks = append(d.blocks, block)
+	return false
+}
+
+// bytes returns the body of a bytes read (sb nil) as one slice: the only
+// block, or a copy of all.
 func (d bodyData) bytes() []byte {
 	if len(d.blocks) == 1 {
 		return d.blocks[0]
@@ -284,25 +316,26 @@ func (d bodyData) bytes() []byte {
 	return p
 }
 
-// string returns the body as a string, without a copy of a single block.
+// string returns the body as a string: what sb holds without a copy, if
+// that is all, else a copy of all.
 func (d bodyData) string() string {
-	if len(d.blocks) == 1 {
-		return ownedString(d.blocks[0])
+	if d.sb != nil && len(d.blocks) == 0 {
+		return d.sb.String()
 	}
 	var sb strings.Builder
 	sb.Grow(d.n)
+	if d.sb != nil {
+		sb.WriteString(d.sb.String())
+	}
 	for _, b := range d.blocks {
 		sb.Write(b)
 	}
 	return sb.String()
 }
 
-// bomOffset is the offset of i in the text after a leading BOM.
-func (d bodyData) bomOffset(i int) int {
-	var head []byte
-	for _, b := range d.blocks {
-		head = append(head, b[:min(len(b), 3-len(head))]...)
-	}
+// bomOffset is the offset of i in the text after a leading BOM, head being
+// the body's first (up to 3) bytes.
+func bomOffset(head []byte, i int) int {
 	if string(head) == utf8BOM && i >= 3 {
 		return i - 3
 	}
@@ -347,17 +380,6 @@ func declaredLength(h http.Header, limit int) (n int, over bool) {
 		return -1, true
 	}
 	return int(x), false
-}
-
-// ownedString returns p as a string without copying it, as
-// strings.Builder.String does. The caller hands p over: nothing may write to
-// p afterwards. It keeps a body read to about its own size in memory, where
-// string(p) would hold it twice.
-func ownedString(p []byte) string {
-	if len(p) == 0 {
-		return ""
-	}
-	return unsafe.String(unsafe.SliceData(p), len(p))
 }
 
 // utf8BOM is the UTF-8 byte order mark, U+FEFF.

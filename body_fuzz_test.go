@@ -3,6 +3,8 @@ package hostbridge
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -139,6 +141,29 @@ func FuzzBodyReaders(f *testing.F) {
 			t.Fatalf("strict on valid UTF-8: (%d, %q), want %q", st, s, want)
 		case utf8.Valid(body) && (fb.Canceled || fb.Pulls != len(chunks)):
 			t.Fatalf("strict on valid UTF-8: canceled %v pulls %d of %d", fb.Canceled, fb.Pulls, len(chunks))
+		}
+		// A Content-Length within the limit, right or wrong, changes nothing
+		// but the buffers.
+		declared := []int{len(body)}
+		if len(cuts) > 0 {
+			declared = append(declared, int(cuts[len(cuts)-1])*len(body)/128)
+		}
+		for _, n := range declared {
+			h := http.Header{"Content-Length": {strconv.Itoa(n)}}
+			for _, r := range readers[:3] {
+				fb := &FakeBody{Chunks: chunks}
+				st, p, err := r.read(NewRequestEvent(KindFetch, "POST", "https://example.com/", h, fb), MaxBodyLimit)
+				wst, wp := BodyOK, []byte(want)
+				switch {
+				case r.name == "ReadInboundBytes":
+					wp = body
+				case r.name == "ReadInboundStrictText" && !utf8.Valid(body):
+					wst, wp = BodyInvalidUTF8, nil
+				}
+				if err != nil || st != wst || !bytes.Equal(p, wp) {
+					t.Fatalf("%s, Content-Length %d: (%d, %q, %v), want (%d, %q)", r.name, n, st, p, err, wst, wp)
+				}
+			}
 		}
 		if len(body) == 0 {
 			return

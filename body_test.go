@@ -184,6 +184,49 @@ func TestContentLength(t *testing.T) {
 	}
 }
 
+// TestContentLengthWrong: a Content-Length within the limit only sizes the
+// buffers; "只按流式计数判断" — a body longer or shorter than declared is
+// read whole, in order, whatever the chunking. A text reader's body passes
+// from the builder grown to the declared length to further blocks when more
+// arrives.
+func TestContentLengthWrong(t *testing.T) {
+	body := strings.Repeat("0123456789abcdefé東👍\n", 1000) // 27 000 bytes, characters cut by the chunks
+	// 9500: a block does not fit what the builder has left and is kept; the
+	// last one, partly filled, would fit, but must follow the kept one.
+	for _, declared := range []int{0, 1, 511, 512, 5000, 9500, len(body) - 1, len(body), len(body) + 1, 60000, 1 << 20} {
+		for _, chunk := range []int{1000, 777, 65536} {
+			var chunks []string
+			for p := body; len(p) > 0; p = p[min(chunk, len(p)):] {
+				chunks = append(chunks, p[:min(chunk, len(p))])
+			}
+			for _, r := range readers[:3] {
+				ev, fb := post(http.Header{"Content-Length": {strconv.Itoa(declared)}}, chunks...)
+				st, got, err := r.read(ev, MaxBodyLimit)
+				if err != nil || st != BodyOK || string(got) != body || fb.Pulls != len(chunks) {
+					t.Errorf("%s, Content-Length %d, chunks of %d: (%d, %d bytes, %v), pulls %d; want the %d bytes", r.name, declared, chunk, st, len(got), err, fb.Pulls, len(body))
+				}
+			}
+		}
+	}
+	// Over the limit after more than declared: status 1, nothing pulled after.
+	for _, r := range readers[:3] {
+		ev, fb := post(http.Header{"Content-Length": {"100"}}, strings.Repeat("x", 600), strings.Repeat("x", 600), "x")
+		if st, _, err := r.read(ev, 1000); err != nil || st != BodyTooLarge || fb.Pulls != 2 {
+			t.Errorf("%s, 1201 bytes declared 100, limit 1000: (%d, %v), pulls %d", r.name, st, err, fb.Pulls)
+		}
+	}
+	// The offset of a bad sequence counts after a BOM split across chunks,
+	// with and without a declared length.
+	for _, h := range []http.Header{nil, {"Content-Length": {"9"}}} {
+		ev, _ := post(h, "\xef", "\xbb", "\xbf[\"\xc3\x28\"]")
+		_, err := ReadInboundJSON(ev)
+		var se *syntaxError
+		if !errors.As(err, &se) || se.off != 2 {
+			t.Errorf("BOM in pieces, header %v: %v, want the offset 2", h, err)
+		}
+	}
+}
+
 // TestBodyStream: counting, cancelling, empty chunks, stream failures.
 func TestBodyStream(t *testing.T) {
 	// "一旦超过上限就取消读取流并返回 1 … 不会继续读取更多数据"
