@@ -122,41 +122,6 @@ func hex4(src []byte, i int) (uint16, bool) {
 	return u, true
 }
 
-// utf8Len returns the length of the valid UTF-8 sequence starting src, a
-// byte of 0x80 or more, or 0 when it is not valid (Unicode Table 3-7).
-func utf8Len(src []byte) int {
-	c := src[0]
-	switch {
-	case c < 0xc2:
-		return 0
-	case c < 0xe0:
-		if len(src) >= 2 && src[1]&0xc0 == 0x80 {
-			return 2
-		}
-	case c < 0xf0:
-		lo, hi := byte(0x80), byte(0xbf)
-		if c == 0xe0 {
-			lo = 0xa0
-		} else if c == 0xed {
-			hi = 0x9f
-		}
-		if len(src) >= 3 && lo <= src[1] && src[1] <= hi && src[2]&0xc0 == 0x80 {
-			return 3
-		}
-	case c < 0xf5:
-		lo, hi := byte(0x80), byte(0xbf)
-		if c == 0xf0 {
-			lo = 0x90
-		} else if c == 0xf4 {
-			hi = 0x8f
-		}
-		if len(src) >= 4 && lo <= src[1] && src[1] <= hi && src[2]&0xc0 == 0x80 && src[3]&0xc0 == 0x80 {
-			return 4
-		}
-	}
-	return 0
-}
-
 // strSafe marks the bytes a string copies as they are: not '"', '\\', a C0
 // control, or the start of a multi-byte sequence.
 var strSafe = func() (t [256]bool) {

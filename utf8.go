@@ -1,0 +1,212 @@
+package hostbridge
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// UTF-8 as the Encoding Standard decodes it (§8.1.1 UTF-8 decoder), on
+// Unicode Table 3-7 "Well-Formed UTF-8 Byte Sequences": validated whole or
+// chunk by chunk (strict, TextDecoder's fatal mode), or decoded leniently,
+// each maximal subpart of an ill-formed sequence becoming one U+FFFD.
+
+// utf8BOM is the UTF-8 byte order mark, U+FEFF.
+const utf8BOM = "\xef\xbb\xbf"
+
+// trimBOM strips one leading BOM: "只有整个正文开头的 BOM 被剥除".
+func trimBOM(p []byte) []byte {
+	if len(p) >= 3 && string(p[:3]) == utf8BOM {
+		return p[3:]
+	}
+	return p
+}
+
+// utf8Validator validates a body chunk by chunk, carrying across chunks
+// only a sequence that the end of a chunk cut off. Validity is that of
+// TextDecoder's fatal mode and of utf8.Valid: no overlong forms, no
+// surrogates, nothing over U+10FFFF. A prefix that no continuation could
+// complete (E0 80, ED A0, F4 90, a stray lead) is bad as soon as it is
+// seen, as a fatal TextDecoder in stream mode throws when that byte arrives.
+type utf8Validator struct {
+	pos   int     // offset of the first byte not known valid: the carried sequence's start
+	carry [4]byte // the carried sequence, a valid prefix
+	nc    int     // its length
+}
+
+// feed validates the next bytes of the body. On false, the first bad
+// sequence starts at v.pos.
+func (v *utf8Validator) feed(p []byte) bool {
+	if v.nc > 0 {
+		need := seqLen(v.carry[0])
+		for v.nc < need && len(p) > 0 {
+			v.carry[v.nc] = p[0]
+			v.nc++
+			p = p[1:]
+		}
+		if v.nc < need {
+			return validPrefix(v.carry[:v.nc])
+		}
+		if !utf8.Valid(v.carry[:need]) {
+			return false
+		}
+		v.pos += need
+		v.nc = 0
+	}
+	// In bulk: utf8.Valid runs 8 ASCII bytes at a time.
+	t := incompleteTail(p)
+	if !utf8.Valid(p[:t]) {
+		v.pos += firstInvalid(p[:t])
+		return false
+	}
+	if t < len(p) && !validPrefix(p[t:]) {
+		v.pos += t
+		return false
+	}
+	v.nc = copy(v.carry[:], p[t:])
+	v.pos += t
+	return true
+}
+
+// incompleteTail returns where a sequence starts that is cut off by the end
+// of p, or len(p). It looks no further back than 3 bytes.
+func incompleteTail(p []byte) int {
+	for i := len(p) - 1; i >= 0 && i >= len(p)-3; i-- {
+		c := p[i]
+		if c < 0x80 {
+			return len(p)
+		}
+		if c >= 0xc0 { // a lead byte (or an invalid one: let utf8.Valid judge it)
+			if need := seqLen(c); need > len(p)-i {
+				return i
+			}
+			return len(p)
+		}
+	}
+	return len(p)
+}
+
+// seqLen is the length of the sequence lead byte c starts, 0 for a byte that
+// starts none.
+func seqLen(c byte) int {
+	switch {
+	case c < 0x80:
+		return 1
+	case 0xc2 <= c && c <= 0xdf:
+		return 2
+	case 0xe0 <= c && c <= 0xef:
+		return 3
+	case 0xf0 <= c && c <= 0xf4:
+		return 4
+	}
+	return 0
+}
+
+// secondRange is the range of the byte after lead byte c (Unicode Table 3-7,
+// "Well-Formed UTF-8 Byte Sequences").
+func secondRange(c byte) (lo, hi byte) {
+	switch c {
+	case 0xe0:
+		return 0xa0, 0xbf
+	case 0xed:
+		return 0x80, 0x9f
+	case 0xf0:
+		return 0x90, 0xbf
+	case 0xf4:
+		return 0x80, 0x8f
+	}
+	return 0x80, 0xbf
+}
+
+// validPrefix reports whether the incomplete sequence p, shorter than its
+// lead byte says, can still become valid.
+func validPrefix(p []byte) bool {
+	if seqLen(p[0]) <= len(p) {
+		return false
+	}
+	lo, hi := secondRange(p[0])
+	for _, c := range p[1:] {
+		if c < lo || c > hi {
+			return false
+		}
+		lo, hi = 0x80, 0xbf
+	}
+	return true
+}
+
+// firstInvalid returns the offset of the first invalid or truncated
+// sequence of p.
+func firstInvalid(p []byte) int {
+	for i := 0; i < len(p); {
+		if p[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(p[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return len(p)
+}
+
+// utf8Len returns the length of the valid UTF-8 sequence starting src, whose
+// first byte is 0x80 or more, or 0 when it is not valid.
+func utf8Len(src []byte) int {
+	n := seqLen(src[0])
+	if n < 2 || len(src) < n {
+		return 0
+	}
+	if lo, hi := secondRange(src[0]); src[1] < lo || src[1] > hi {
+		return 0
+	}
+	for _, c := range src[2:n] {
+		if c&0xc0 != 0x80 {
+			return 0
+		}
+	}
+	return n
+}
+
+// whatwgDecode writes the lenient decoding of p to sb, if not nil, and
+// returns its length in bytes.
+func whatwgDecode(sb *strings.Builder, p string) int {
+	const replacement = "\uFFFD"
+	n := 0
+	run := 0 // start of the run of well-formed bytes not yet written
+	i := 0
+	for i < len(p) {
+		c := p[i]
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		need := seqLen(c) - 1
+		j := i + 1
+		if need > 0 {
+			lo, hi := secondRange(c)
+			for ; need > 0 && j < len(p) && lo <= p[j] && p[j] <= hi; need-- {
+				j++
+				lo, hi = 0x80, 0xbf
+			}
+		}
+		if need == 0 {
+			i = j
+			continue
+		}
+		// p[i:j] is a maximal subpart: a byte that starts no sequence, or a
+		// prefix cut off by a byte that cannot continue it (left for the
+		// next round) or by the end.
+		n += i - run + len(replacement)
+		if sb != nil {
+			sb.WriteString(p[run:i])
+			sb.WriteString(replacement)
+		}
+		i, run = j, j
+	}
+	n += len(p) - run
+	if sb != nil {
+		sb.WriteString(p[run:])
+	}
+	return n
+}
