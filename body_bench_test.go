@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"unicode/utf8"
@@ -117,15 +116,10 @@ func BenchmarkChunkedCopy(b *testing.B) {
 // BenchmarkReadBoundedJSON reads and canonicalises JSON bodies of 1 and 8
 // MiB (arrays of small objects) in 64 KiB chunks.
 func BenchmarkReadBoundedJSON(b *testing.B) {
-	if !canonicalReady() {
-		b.Skip("canonical is still the stub")
-	}
-	for _, size := range []int{1 << 20, 8 << 20} {
-		unit := `{"id":12345,"name":"Zoë 東京","score":1.5e3,"ok":true,"tags":["a","b"]}`
-		n := (size - 2) / (len(unit) + 1)
-		body := []byte("[" + strings.TrimSuffix(strings.Repeat(unit+",", n), ",") + "]")
+	for _, s := range benchSizes[1:] { // 1MiB and 8MiB: the documents bench-node.js reads too
+		body := benchDoc(s.size)
 		chunks := splitChunks(body, benchChunk)
-		b.Run(strconv.Itoa(size>>20)+"MiB", func(b *testing.B) {
+		b.Run(s.name, func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {

@@ -25,9 +25,6 @@ type jsonTestSuite []struct {
 // BOM is stripped, as TextDecoder strips it (i_structure_UTF-8_BOM_empty_object
 // is accepted; n_structure_UTF8_BOM_no_data is an empty text, status 5).
 func TestJSONTestSuiteBoundedJSON(t *testing.T) {
-	if !canonicalReady() {
-		t.Skip("canonical is still the stub")
-	}
 	var suite jsonTestSuite
 	readTestJSON(t, "jsontestsuite.json", &suite)
 	if len(suite) != 340 {

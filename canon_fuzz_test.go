@@ -56,7 +56,6 @@ func FuzzCanonical(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		keep := bytes.Clone(src)
 		out, info, err := canonical(nil, src, plain)
-		skipIfStub(t, err)
 		if !bytes.Equal(src, keep) {
 			t.Fatalf("canonical changed its input")
 		}

@@ -19,21 +19,6 @@ import (
 // V8's JSON.stringify(JSON.parse(text)). The rows are data in testdata/
 // (see testdata/SOURCES.md); node computed every expected output.
 
-// skipIfStub skips a test while canon.go still has the stub canonical.
-func skipIfStub(tb testing.TB, err error) {
-	tb.Helper()
-	if err != nil && strings.Contains(err.Error(), "not implemented") {
-		tb.Skip("canonical is still the stub: ", err)
-	}
-}
-
-// probeCanonical skips the calling test while canonical is the stub.
-func probeCanonical(tb testing.TB) {
-	tb.Helper()
-	_, _, err := canonical(nil, []byte("0"), &canonOptions{})
-	skipIfStub(tb, err)
-}
-
 func readTestJSON(tb testing.TB, name string, v any) {
 	tb.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
@@ -242,7 +227,6 @@ func loadSuite(tb testing.TB) []suiteRow {
 //   - otherwise canonical accepts exactly what JSON.parse accepts, and its
 //     output is node's JSON.stringify byte for byte (±Infinity as null).
 func TestCanonicalJSONTestSuite(t *testing.T) {
-	probeCanonical(t)
 	rows := loadSuite(t)
 	if len(rows) != 340 {
 		t.Fatalf("%d rows, want 340", len(rows))
@@ -264,7 +248,6 @@ func TestCanonicalJSONTestSuite(t *testing.T) {
 				accept = *r.JSAcceptsBOMKept
 			}
 			out, info, err := canonical(nil, src, &o)
-			skipIfStub(t, err)
 			name := fmt.Sprintf("%s %s (options %+v)", r.Set, r.Name, o)
 			if !accept {
 				if err == nil {
@@ -297,7 +280,6 @@ func TestCanonicalJSONTestSuite(t *testing.T) {
 // ---- JavaScript key order ------------------------------------------------------
 
 func TestCanonicalKeyOrder(t *testing.T) {
-	probeCanonical(t)
 	var rows []struct {
 		Text, Canonical, Note string
 	}
@@ -330,7 +312,6 @@ func TestCanonicalKeyOrder(t *testing.T) {
 // UTF-16 code units and JavaScript does not, so the target is js_canonical;
 // jcs_output differs from it only in key order.
 func TestCanonicalJCS(t *testing.T) {
-	probeCanonical(t)
 	var rows []struct {
 		Name        string `json:"name"`
 		Input       string `json:"input"`
@@ -398,7 +379,6 @@ var problemNames = map[problemKind]string{
 // document, a syntax error for every invalid one; with the queue producer's
 // options, the problem reported is one that node found in the parsed value.
 func TestCanonicalRandom(t *testing.T) {
-	probeCanonical(t)
 	docs := loadRandom(t)
 	plain := &canonOptions{infToNull: true}
 	queue := &canonOptions{maxDepth: MaxJSONDepth, deepOver: MaxMessageDepth, markers: true}
@@ -502,7 +482,6 @@ func loadOptionsRows(tb testing.TB) []optionsRow {
 }
 
 func TestCanonicalOptions(t *testing.T) {
-	probeCanonical(t)
 	rows := loadOptionsRows(t)
 	for _, r := range rows {
 		src := build(t, r.Text)
@@ -548,7 +527,6 @@ func TestCanonicalOptions(t *testing.T) {
 // TestCanonicalMillionBrackets: 10^6 nested arrays (10^5 with -short)
 // neither crash nor recurse per level, with and without the parser bound.
 func TestCanonicalMillionBrackets(t *testing.T) {
-	probeCanonical(t)
 	n := 1000000
 	if testing.Short() {
 		n = 100000
@@ -599,7 +577,6 @@ func TestCanonicalMillionBrackets(t *testing.T) {
 
 // TestCanonicalDst: canonical appends to dst and leaves dst[:len(dst)] alone.
 func TestCanonicalDst(t *testing.T) {
-	probeCanonical(t)
 	dst := make([]byte, 3, 64)
 	copy(dst, "abc")
 	out, _, err := canonical(dst, []byte(` { "b" : [ 1.0 , -0 ] , "1" : "\u00e9" } `), &canonOptions{})

@@ -11,21 +11,6 @@ import (
 	"time"
 )
 
-// canonStub reports whether canonical is still the stub that returns
-// "not implemented"; tests that need it skip until the real one lands.
-func canonStub() bool {
-	_, _, err := canonical(nil, []byte("1"), &canonOptions{})
-	var se *syntaxError
-	return err != nil && !errors.As(err, &se)
-}
-
-func skipIfCanonStub(t testing.TB) {
-	t.Helper()
-	if canonStub() {
-		t.Skip("canonical is a stub on this branch")
-	}
-}
-
 // consumerRow is one row of testdata/queue-consumer.json.
 type consumerRow struct {
 	Situation   string          `json:"情境"`
@@ -136,10 +121,6 @@ func runSteps(t *testing.T, ev Event, steps []consumerStep) {
 			var got string
 			got, err = ReadQueueBatch(ev)
 			if s.Expect != nil {
-				if canonStub() {
-					t.Logf("step %d: read not checked: canonical is a stub", i)
-					continue
-				}
 				if got != *s.Expect {
 					t.Errorf("step %d read:\n got %s\nwant %s", i, got, *s.Expect)
 				}
@@ -339,9 +320,6 @@ func TestReadQueueBatchNotJSON(t *testing.T) {
 	for _, body := range []any{nil, []byte("1"), "1", time.Unix(0, 0), math.NaN(), math.Inf(1), 1.5, map[string]any{}, json.Number("1")} {
 		b := &recBatch{queue: "Q", msgs: []Message{{ID: "a", Body: "x"}, {ID: "b", Body: body}}}
 		b.msgs[0].Body = json.RawMessage(`1`)
-		if canonStub() {
-			b.msgs = b.msgs[1:] // the first would fail on the stub
-		}
 		n := len(b.msgs) - 1
 		got, err := ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
 		want := &rowError{Message: MsgMessageNotJSON + fmt.Sprint(n), Kind: "violation"}
@@ -358,7 +336,6 @@ func TestReadQueueBatchNotJSON(t *testing.T) {
 // ±Infinity are not JSON values; depth 32 passes, 33 aborts; the first
 // problem in message order wins.
 func TestReadQueueBatchBodies(t *testing.T) {
-	skipIfCanonStub(t)
 	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
 	notJSON := func(n int) *rowError { return &rowError{"violation", MsgMessageNotJSON + fmt.Sprint(n)} }
 	tooDeep := func(n int) *rowError { return &rowError{"abort", MsgMessageTooDeep + fmt.Sprint(n)} }
@@ -418,7 +395,6 @@ func TestReadQueueBatchShape(t *testing.T) {
 	if want := `{"queue":"q\"\\\n` + "\u2028" + `","messages":[]}`; err != nil || got != want {
 		t.Errorf("got %s, %v; want %s", got, err, want)
 	}
-	skipIfCanonStub(t)
 	b.queue = "Q"
 	b.msgs = []Message{{ID: "\x01", Attempts: 7, Timestamp: time.UnixMilli(-1).Add(999 * time.Microsecond), Body: json.RawMessage(`"s"`)}}
 	got, err = ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
@@ -467,7 +443,6 @@ func FuzzReadQueueBatch(f *testing.F) {
 	f.Add(`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]`)
 	f.Add(`1e999`)
 	f.Fuzz(func(t *testing.T, body string) {
-		skipIfCanonStub(t)
 		b := &recBatch{queue: "Q", msgs: []Message{{ID: "x", Attempts: 1, Body: json.RawMessage(body)}}}
 		got, err := ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
 		canon, info, cerr := canonical(nil, []byte(body), &canonOptions{})

@@ -12,7 +12,7 @@ cd "$root"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 HOSTBRIDGE_BENCH_DIR="$dir" go test -run '^TestWriteBenchDocs$' -count=1 . >/dev/null
-go test -run '^$' -bench '^(BenchmarkCanonical|BenchmarkJSONValid)$' -benchmem \
+go test -run '^$' -bench '^(BenchmarkCanonical|BenchmarkJSONValid|BenchmarkReadBoundedJSON)$' -benchmem \
 	-benchtime "${1:-1s}" -count="${2:-5}" . >"$dir/go.txt"
 grep -E '^(goos|goarch|cpu|Benchmark)' "$dir/go.txt" || true
 echo

@@ -62,7 +62,7 @@ for (const s of sizes) {
 
 const go = {};
 if (goFile) {
-  const re = /^Benchmark(Canonical|JSONValid)\/(\S+?)(?:-\d+)?\s+\d+\s+[\d.]+ ns\/op\s+([\d.]+) MB\/s\s+(\d+) B\/op\s+(\d+) allocs\/op/;
+  const re = /^Benchmark(Canonical|JSONValid|ReadBoundedJSON)\/(\S+?)(?:-\d+)?\s+\d+\s+[\d.]+ ns\/op\s+([\d.]+) MB\/s\s+(\d+) B\/op\s+(\d+) allocs\/op/;
   for (const line of fs.readFileSync(goFile, 'utf8').split('\n')) {
     const m = re.exec(line);
     if (!m) continue;
@@ -74,17 +74,21 @@ if (goFile) {
 
 const pad = (s, n) => String(s).padStart(n);
 console.log('node ' + process.version + '; MB/s = 10^6 input bytes per second, best of the runs');
+console.log('node+decode: TextDecoder(fatal) + JSON.parse + JSON.stringify on the bytes; Go read+canon: ReadInboundBoundedJSON on the same bytes in 64 KiB chunks');
 console.log(
   pad('size', 6) + pad('bytes', 10) + pad('Go canon MB/s', 15) + pad('allocs/op', 11) + pad('B/op', 11) +
-    pad('json.Valid MB/s', 17) + pad('node MB/s', 11) + pad('node+decode', 13) + pad('same', 6)
+    pad('json.Valid MB/s', 17) + pad('node MB/s', 11) + pad('node+decode', 13) + pad('same', 6) +
+    pad('Go read+canon', 15)
 );
 for (const s of sizes) {
   const g = (go[s] || {}).Canonical || {};
   const v = (go[s] || {}).JSONValid || {};
+  const r = (go[s] || {}).ReadBoundedJSON || {};
   const n = node[s];
   const f = (x) => (x === undefined ? '-' : x.toFixed(1));
   console.log(
     pad(s, 6) + pad(n.bytes, 10) + pad(f(g.mbs), 15) + pad(g.allocs ?? '-', 11) + pad(g.bop ?? '-', 11) +
-      pad(f(v.mbs), 17) + pad(f(n.str), 11) + pad(f(n.bytesIn), 13) + pad(n.same || '-', 6)
+      pad(f(v.mbs), 17) + pad(f(n.str), 11) + pad(f(n.bytesIn), 13) + pad(n.same || '-', 6) +
+      pad(f(r.mbs), 15)
   );
 }
