@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -314,5 +315,22 @@ func BenchmarkCanonicalWorstCase(b *testing.B) {
 				dst, _, _ = canonical(dst[:0], d.src, o)
 			}
 		})
+	}
+}
+
+// BenchmarkCanonicalProse is a document of long strings (English, Cyrillic,
+// CJK, a URL): the string scanner's eight-bytes-at-a-time path.
+func BenchmarkCanonicalProse(b *testing.B) {
+	unit := `{"title":"` + strings.Repeat("The quick brown fox jumps over the lazy dog. ", 6) +
+		`","body":"` + strings.Repeat("Съешь же ещё этих мягких французских булок, да выпей чаю. 中文字符测试。", 4) +
+		`","url":"https://example.com/a/b/c?x=1&y=2"}`
+	doc := []byte("[" + strings.Repeat(unit+",", 2000) + unit + "]")
+	b.SetBytes(int64(len(doc)))
+	b.ReportAllocs()
+	dst := make([]byte, 0, len(doc)+16)
+	for b.Loop() {
+		if _, _, err := canonical(dst[:0], doc, &canonOptions{}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

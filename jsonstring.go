@@ -4,6 +4,7 @@ package hostbridge
 // decoded, UTF-8 validated, and JSON.stringify's QuoteJSONString.
 
 import (
+	"encoding/binary"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -17,34 +18,88 @@ func (p *parser) str(i int) (int, error) {
 	j := i + 1
 	run := j // start of the bytes to copy as they are
 	for {
-		for j < len(src) && strSafe[src[j]] {
-			j++
+		// The bytes copied as they are, up to the next '"', '\\' or
+		// control: a short run (most keys) a byte and a sequence at a time,
+		// a long one by longRun.
+		for end := min(j+16, len(src)); ; {
+			if j >= end {
+				var err error
+				if j, err = p.longRun(j); err != nil {
+					return j, err
+				}
+				break
+			}
+			c := src[j]
+			if c < utf8.RuneSelf {
+				if c == '"' || c == '\\' || c < 0x20 {
+					break
+				}
+				j++
+				continue
+			}
+			n := seqValid(src[j:])
+			if n == 0 {
+				return j, &syntaxError{SyntaxBadUTF8, j}
+			}
+			j += n
 		}
 		if j >= len(src) {
 			return j, &syntaxError{SyntaxUnterminated, len(src)}
 		}
-		switch c := src[j]; {
-		case c == '"':
+		switch src[j] {
+		case '"':
 			p.out = append(p.out, src[run:j]...)
 			p.out = append(p.out, '"')
 			return j + 1, nil
-		case c == '\\':
+		case '\\':
 			p.out = append(p.out, src[run:j]...)
 			n, err := p.escape(j)
 			if err != nil {
 				return n, err
 			}
 			j, run = n, n
-		case c < 0x20:
+		default: // a C0 control
 			return j, &syntaxError{SyntaxBadControl, j}
-		default: // c >= 0x80
-			n := utf8Len(src[j:])
-			if n == 0 {
-				return j, &syntaxError{SyntaxBadUTF8, j}
-			}
-			j += n
 		}
 	}
+}
+
+// longRun finds the next '"', '\\' or control from j on, eight bytes at a
+// time, and validates the UTF-8 before it in bulk: a multi-byte sequence
+// never holds one of those bytes, so the run is whole sequences.
+func (p *parser) longRun(j int) (int, error) {
+	k, wide := stringRun(p.src, j)
+	if wide && !utf8.Valid(p.src[j:k]) {
+		return j, &syntaxError{SyntaxBadUTF8, j + firstInvalid(p.src[j:k])}
+	}
+	return k, nil
+}
+
+// stringRun returns the offset of the first byte from j on that is '"',
+// '\\' or a C0 control (or len(src)), and whether a byte before it is 0x80
+// or more. It looks at eight bytes at a time: x has a byte below 0x20 when
+// (x - 0x20…20) &^ x & 0x80…80 is not zero, and a byte equal to b when x ^
+// b…b has a zero byte (the bit tricks of Hacker's Delight §6-1: exact as to
+// whether such a byte exists, which is all the loop asks).
+func stringRun(src []byte, j int) (int, bool) {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	var wide uint64
+	for ; j+8 <= len(src); j += 8 {
+		x := binary.LittleEndian.Uint64(src[j:])
+		q, b := x^('"'*ones), x^('\\'*ones)
+		if ((x-0x20*ones)&^x|(q-ones)&^q|(b-ones)&^b)&highs != 0 {
+			break
+		}
+		wide |= x
+	}
+	for ; j < len(src); j++ {
+		c := src[j]
+		if c == '"' || c == '\\' || c < 0x20 {
+			break
+		}
+		wide |= uint64(c)
+	}
+	return j, wide&highs != 0
 }
 
 // escape decodes the escape at src[j:] (a backslash) into out and returns
@@ -121,15 +176,6 @@ func hex4(src []byte, i int) (uint16, bool) {
 	}
 	return u, true
 }
-
-// strSafe marks the bytes a string copies as they are: not '"', '\\', a C0
-// control, or the start of a multi-byte sequence.
-var strSafe = func() (t [256]bool) {
-	for c := 0x20; c < 0x80; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
 
 const hexDigits = "0123456789abcdef"
 

@@ -114,13 +114,19 @@ func verbatim(t []byte, digits, intEnd, fracStart, fracEnd int) bool {
 }
 
 // mayBeShort is a quick look at whether shortDecimal can succeed: at most 15
-// digits, or zeros it may strip.
+// significant digits, or trailing zeros it may strip.
 func mayBeShort(t []byte, intEnd, fracStart, fracEnd int) bool {
-	last := intEnd - 1
+	n, last := intEnd, intEnd-1 // digits, and the last one
 	if fracStart < fracEnd {
-		last = fracEnd - 1
+		n, last = n+fracEnd-fracStart, fracEnd-1
 	}
-	return intEnd+fracEnd-fracStart <= 16 || t[last] == '0' || t[0] == '0'
+	if t[0] == '0' { // 0.000ddd: the zeros before the first significant digit do not count
+		n--
+		for z := fracStart; z < fracEnd && t[z] == '0'; z++ {
+			n--
+		}
+	}
+	return n <= 15 || t[last] == '0'
 }
 
 // shortDecimal returns the significant digits d and the exponent n of the
