@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -116,11 +117,11 @@ func ReadInboundBoundedJSON(ev Event, limit int) (BodyStatus, string, error) {
 	if err != nil || st != BodyOK {
 		return st, "", err
 	}
-	out, _, err := canonical(nil, trimBOM(body.bytes()), inboundCanon)
+	out, err := body.canonical()
 	if err != nil {
 		return BodyInvalidJSON, err.Error(), nil
 	}
-	return BodyOK, string(out), nil
+	return BodyOK, out, nil
 }
 
 // ReadInboundJSON is 读取入站癸象正文文 (JSON 正文): the request body as
@@ -157,19 +158,62 @@ func ReadInboundJSON(ev Event) (string, error) {
 		serr := &syntaxError{reason: SyntaxBadUTF8, off: bad}
 		return "", failure(MsgJSONBodyInvalid+serr.Error(), serr)
 	}
-	out, _, err := canonical(nil, trimBOM(body.bytes()), inboundCanon)
+	out, err := body.canonical()
 	if err != nil {
 		return "", failure(MsgJSONBodyInvalid+err.Error(), err)
 	}
 	if len(out) > JSONBodyLimit {
 		return "", failure(MsgJSONBodyTooLarge, nil)
 	}
-	return string(out), nil
+	return out, nil
 }
 
 // inboundCanon is how both inbound JSON functions parse: at most
-// MaxJSONDepth levels, ±Infinity written null.
-var inboundCanon = &canonOptions{maxDepth: MaxJSONDepth, infToNull: true}
+// MaxJSONDepth levels, ±Infinity written null; the strict read has
+// validated the UTF-8 already.
+var inboundCanon = &canonOptions{maxDepth: MaxJSONDepth, infToNull: true, validUTF8: true}
+
+// canonical returns the canonical JSON text of a strictly read body, its
+// BOM stripped. The body made contiguous and the canonical bytes are
+// scratch, kept in a pool between calls; only the returned text is new.
+func (d bodyData) canonical() (string, error) {
+	src := d.blocks[0]
+	if len(d.blocks) > 1 {
+		src = getScratch(d.n)
+		for _, b := range d.blocks {
+			src = append(src, b...)
+		}
+		defer putScratch(src)
+	}
+	src = trimBOM(src)
+	out, _, err := canonical(getScratch(len(src)+16), src, inboundCanon)
+	defer putScratch(out)
+	if err != nil {
+		return "", err
+	}
+	return string(out), nil
+}
+
+// scratch keeps buffers of the JSON readers between calls.
+var scratch sync.Pool
+
+// getScratch returns an empty buffer of at least n bytes.
+func getScratch(n int) []byte {
+	if b, ok := scratch.Get().(*[]byte); ok && cap(*b) >= n {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, n)
+}
+
+// putScratch keeps b for a later call, unless it is larger than the
+// largest body a JSON reader takes, with room for its canonical text.
+func putScratch(b []byte) {
+	if cap(b) > 2*MaxBoundedJSONLimit {
+		return
+	}
+	b = b[:0]
+	scratch.Put(&b)
+}
 
 // readInitialSize is the first block of a body whose length is not
 // declared, and the least size of every further block.

@@ -14,6 +14,7 @@ type canonOptions struct {
 	deepOver  int  // report problemDeep for a surviving container deeper than this (0: none)
 	markers   bool // report problemMarker for a surviving reserved host-marker key
 	infToNull bool // write a number that parses to ±Infinity as null (JSON.stringify) instead of reporting problemInf
+	validUTF8 bool // src is known to be valid UTF-8 (a strict read checked it): strings skip the check
 }
 
 // problemKind is what the queue rejects in a syntactically valid value.

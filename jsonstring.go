@@ -37,6 +37,10 @@ func (p *parser) str(i int) (int, error) {
 				j++
 				continue
 			}
+			if p.o.validUTF8 {
+				j++
+				continue
+			}
 			n := seqValid(src[j:])
 			if n == 0 {
 				return j, &syntaxError{SyntaxBadUTF8, j}
@@ -69,7 +73,7 @@ func (p *parser) str(i int) (int, error) {
 // never holds one of those bytes, so the run is whole sequences.
 func (p *parser) longRun(j int) (int, error) {
 	k, wide := stringRun(p.src, j)
-	if wide && !utf8.Valid(p.src[j:k]) {
+	if wide && !p.o.validUTF8 && !utf8.Valid(p.src[j:k]) {
 		return j, &syntaxError{SyntaxBadUTF8, j + firstInvalid(p.src[j:k])}
 	}
 	return k, nil
