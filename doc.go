@@ -172,6 +172,14 @@
 //     stream is always closed; a Close error is swallowed. A Read returning
 //     a count outside 0…len(p) is a Failure too. ReadInboundBytes gives a
 //     non-nil empty slice for an empty body, nil for every other status.
+//   - Memory: a body never costs more than the accepted bytes plus the
+//     chunk that crossed the limit. A text read with a declared
+//     Content-Length within the limit goes through a read buffer of 1/16 of
+//     it (512 B to 64 KiB) into a strings.Builder of that size (about 1.0x
+//     the body); other reads keep blocks growing by 1/16 and join them once
+//     (about 2.1x). The JSON functions keep the joined body and the
+//     canonical bytes in pooled scratch, so only the returned text is new.
+//     The package uses no unsafe.
 //   - The inbound JSON functions read as the strict reader does, strip the
 //     BOM and canonicalise with a 1000-level parser bound, ±Infinity written
 //     as null. Every failure of ReadInboundJSON is a catchable Failure:
