@@ -482,11 +482,15 @@ func arrayIndex(key []byte) int64 {
 		}
 		n = n*10 + int64(c-'0')
 	}
-	if n > 1<<32-2 {
+	if n > maxArrayIndex {
 		return -1
 	}
 	return n
 }
+
+// maxArrayIndex: "An array index is an integer index whose numeric value i
+// is in the range +0𝔽 ≤ i < 𝔽(2^32 - 1)" (ECMA-262 §6.1.7).
+const maxArrayIndex = 1<<32 - 2
 
 // literal parses true, false or null at src[i:].
 func (p *parser) literal(i int, word string) (int, error) {
