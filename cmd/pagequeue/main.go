@@ -257,22 +257,15 @@ func (h *host) postBatch(w http.ResponseWriter, ev hostbridge.Event) {
 		replyError(w, err)
 		return
 	}
-	switch status {
-	case hostbridge.BodyOK:
-	case hostbridge.BodyTooLarge:
-		reply(w, http.StatusRequestEntityTooLarge, msgBodyTooLarge)
-		return
-	case hostbridge.BodyNone:
-		reply(w, http.StatusBadRequest, msgNoBody)
-		return
-	case hostbridge.BodyUsed:
-		reply(w, http.StatusBadRequest, msgBodyUsed)
-		return
-	case hostbridge.BodyInvalidUTF8:
-		reply(w, http.StatusBadRequest, msgBodyNotUTF8)
-		return
-	default: // BodyInvalidJSON: text is the parser's reason
-		reply(w, http.StatusBadRequest, text)
+	if status != hostbridge.BodyOK {
+		code, msg := http.StatusBadRequest, statusText[status]
+		switch status {
+		case hostbridge.BodyTooLarge:
+			code = http.StatusRequestEntityTooLarge
+		case hostbridge.BodyInvalidJSON:
+			msg = text // the parser's reason
+		}
+		reply(w, code, msg)
 		return
 	}
 	if err := hostbridge.SendQueueBatch(h.p, binding, text); err != nil {
@@ -282,6 +275,14 @@ func (h *host) postBatch(w http.ResponseWriter, ev hostbridge.Event) {
 	var n []json.RawMessage
 	json.Unmarshal([]byte(text), &n)
 	writeJSON(w, http.StatusAccepted, map[string]any{"queued": len(n)})
+}
+
+// statusText is the host's answer to a body that is not JSON it can use.
+var statusText = map[hostbridge.BodyStatus]string{
+	hostbridge.BodyTooLarge:    msgBodyTooLarge,
+	hostbridge.BodyNone:        msgNoBody,
+	hostbridge.BodyUsed:        msgBodyUsed,
+	hostbridge.BodyInvalidUTF8: msgBodyNotUTF8,
 }
 
 // consume handles one queue event: it reads the batch, then acks each
