@@ -4,7 +4,10 @@ package hostbridge
 // IEEE 754 double values as JSON.parse takes them, and ECMAScript
 // Number::toString, which JSON.stringify writes.
 
-import "strconv"
+import (
+	"math"
+	"strconv"
+)
 
 // number parses the number at src[i:] (RFC 8259 §6: -? int frac? exp?),
 // takes its IEEE 754 double value as JSON.parse does, and writes it as
@@ -200,36 +203,30 @@ func shortDecimal(buf *[15]byte, t []byte, intEnd, fracStart, fracEnd int) (d []
 // 6.1.6.1.20, with the shortest round-trip digits as RFC 8785 §3.2.2.3
 // describes): -0 is "0", exponent notation below 1e-6 and from 1e21 on.
 // f must be finite.
+//
+// strconv's shortest digits ('f' or 'e' with precision -1) are the digits s
+// of Number::toString, and its 'f' layout is the spec's for -6 < n ≤ 21
+// (10^(n-1) ≤ |x| < 10^n): digits then zeros, digits with a point, or "0."
+// then zeros then digits. The float comparisons pick that range exactly: 1e21
+// is a double, so no other double's shortest digits are 10^21, and the
+// double nearest 10^-6 is the only one whose shortest digits are 10^-6, so
+// |f| ≥ 1e-6 and |f| < 1e21 say -6 < n ≤ 21. encoding/json's float encoder
+// rests on the same reading. Outside it, 'e' writes "d.ddde-07", and
+// Number::toString "d.ddde-7": the exponent loses its leading zero (an
+// exponent from 21 on has none).
 func appendNumber(dst []byte, f float64) []byte {
 	if f == 0 {
 		return append(dst, '0')
 	}
-	if f < 0 {
-		dst = append(dst, '-')
-		f = -f
+	if a := math.Abs(f); 1e-6 <= a && a < 1e21 {
+		return strconv.AppendFloat(dst, f, 'f', -1, 64)
 	}
-	// Shortest digits: "d.ddde±xx" from strconv, then laid out as ECMA-262 says.
-	var buf [32]byte
-	e := strconv.AppendFloat(buf[:0], f, 'e', -1, 64)
-	var digits [24]byte
-	k, exp, neg := 0, 0, false
-	for i := 0; i < len(e); i++ {
-		switch c := e[i]; {
-		case c == 'e':
-			neg = e[i+1] == '-'
-			for _, c := range e[i+2:] {
-				exp = exp*10 + int(c-'0')
-			}
-			i = len(e)
-		case c != '.':
-			digits[k] = c
-			k++
-		}
+	dst = strconv.AppendFloat(dst, f, 'e', -1, 64)
+	if n := len(dst); dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+		dst[n-2] = dst[n-1] // e-07 → e-7
+		dst = dst[:n-1]
 	}
-	if neg {
-		exp = -exp
-	}
-	return appendDigits(dst, digits[:k], exp+1)
+	return dst
 }
 
 // appendDigits lays out the value 0.d × 10^n, d being the shortest
