@@ -110,6 +110,7 @@ type frame struct {
 	start   int            // offset of '[' or '{' in out
 	memBase int            // this object's first entry in parser.members
 	keys    map[uint64]int // hash of a key → its first member, once an object has many
+	seen    uint64         // the keyBit of every key so far (until keys is made)
 	prob    problem        // first problem so far: its own nesting (when deep), then its children's
 	depth   int32          // deepest child so far
 	object  bool
@@ -297,7 +298,16 @@ func (p *parser) key(i int) (int, error) {
 	}
 	n := len(p.members) - f.memBase // this member's number in the object
 	m.last = len(p.members)
-	if first := p.lookup(f, key); first >= 0 {
+	// Does the key repeat one? A key whose keyBit no earlier key set is
+	// new without a look; any other is looked up, as every key is once the
+	// object has its map.
+	first := -1
+	if bit := keyBit(key); f.seen&bit != 0 || f.keys != nil {
+		first = p.lookup(f, key)
+	} else {
+		f.seen |= bit
+	}
+	if first >= 0 {
 		m.first = first
 		p.members[first].last = len(p.members)
 		f.reorder = true
@@ -347,6 +357,15 @@ func (p *parser) index(f *frame, key []byte, k int) {
 	if _, taken := f.keys[h]; !taken {
 		f.keys[h] = k
 	}
+}
+
+// keyBit is a cheap hash of key (its length, first and last character) as
+// one bit of 64, by Fibonacci hashing (Knuth, TAOCP §6.4): the frame's seen
+// bits are a one-word Bloom filter, so most new keys of a small object are
+// known new without comparing them with the others.
+func keyBit(key []byte) uint64 {
+	x := uint64(len(key))<<16 | uint64(key[1])<<8 | uint64(key[len(key)-2])
+	return 1 << (x * 0x9e3779b97f4a7c15 >> 58)
 }
 
 // keyHash is 64-bit FNV-1a.
