@@ -379,8 +379,8 @@ func keyHash(key []byte) uint64 {
 
 // close ends the innermost container and returns its depth and problem.
 func (p *parser) close() (int, problem) {
-	f := p.stack[len(p.stack)-1]
-	p.stack = p.stack[:len(p.stack)-1]
+	f := &p.stack[len(p.stack)-1]
+	p.stack = p.stack[:len(p.stack)-1] // f stays valid: nothing is pushed before it is read
 	if !f.object {
 		p.out = append(p.out, ']')
 		return int(f.depth) + 1, f.prob
@@ -390,7 +390,7 @@ func (p *parser) close() (int, problem) {
 		p.members = p.members[:f.memBase]
 		return int(f.depth) + 1, f.prob
 	}
-	depth, prob := p.rewrite(&f)
+	depth, prob := p.rewrite(f)
 	p.members = p.members[:f.memBase]
 	return depth, prob
 }
@@ -460,7 +460,7 @@ func earlier(a, b problem) problem {
 
 // isSpace: RFC 8259 §2, ws = *( %x20 / %x09 / %x0A / %x0D ).
 func skipSpace(src []byte, i int) int {
-	for i < len(src) {
+	for i < len(src) && src[i] <= ' ' { // any other byte is not space
 		switch src[i] {
 		case ' ', '\t', '\n', '\r':
 			i++
