@@ -37,7 +37,7 @@ func ReadInboundText(ev Event, limit int) (BodyStatus, string, error) {
 	if limit < 1 || limit > MaxBodyLimit {
 		return 0, "", violation(MsgBodyLimitRange)
 	}
-	st, body, _, err := readBody(r, limit, false, true)
+	st, body, _, err := readBody(r, limit, false, keepText)
 	if err != nil || st != BodyOK {
 		return st, "", err
 	}
@@ -64,7 +64,7 @@ func ReadInboundStrictText(ev Event, limit int) (BodyStatus, string, error) {
 	if limit < 1 || limit > MaxBodyLimit {
 		return 0, "", violation(MsgBodyLimitRange)
 	}
-	st, body, _, err := readBody(r, limit, true, true)
+	st, body, _, err := readBody(r, limit, true, keepText)
 	if err != nil || st != BodyOK {
 		return st, "", err
 	}
@@ -83,7 +83,7 @@ func ReadInboundBytes(ev Event, limit int) (BodyStatus, []byte, error) {
 	if limit < 1 || limit > MaxBodyLimit {
 		return 0, nil, violation(MsgBodyLimitRange)
 	}
-	st, body, _, err := readBody(r, limit, false, false)
+	st, body, _, err := readBody(r, limit, false, keepBytes)
 	if err != nil || st != BodyOK {
 		return st, nil, err
 	}
@@ -113,7 +113,7 @@ func ReadInboundBoundedJSON(ev Event, limit int) (BodyStatus, string, error) {
 	if limit < 1 || limit > MaxBoundedJSONLimit {
 		return 0, "", violation(MsgJSONLimitRange)
 	}
-	st, body, _, err := readBody(r, limit, true, false)
+	st, body, _, err := readBody(r, limit, true, keepScratch)
 	if err != nil || st != BodyOK {
 		return st, "", err
 	}
@@ -143,7 +143,7 @@ func ReadInboundJSON(ev Event) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	st, body, bad, err := readBody(r, JSONBodyLimit, true, false)
+	st, body, bad, err := readBody(r, JSONBodyLimit, true, keepScratch)
 	if err != nil {
 		return "", err
 	}
@@ -173,18 +173,12 @@ func ReadInboundJSON(ev Event) (string, error) {
 // validated the UTF-8 already.
 var inboundCanon = &canonOptions{maxDepth: MaxJSONDepth, infToNull: true, validUTF8: true}
 
-// canonical returns the canonical JSON text of a strictly read body, its
-// BOM stripped. The body made contiguous and the canonical bytes are
+// canonical returns the canonical JSON text of a body read strictly with
+// keepScratch, its BOM stripped. The body and the canonical bytes are
 // scratch, kept in a pool between calls; only the returned text is new.
 func (d bodyData) canonical() (string, error) {
-	src := d.blocks[0]
-	if len(d.blocks) > 1 {
-		src = getScratch(d.n)
-		for _, b := range d.blocks {
-			src = append(src, b...)
-		}
-		defer putScratch(src)
-	}
+	src := d.blocks[0] // read with keepScratch: one buffer
+	defer putScratch(src)
 	src = trimBOM(src)
 	out, _, err := canonical(getScratch(len(src)+16), src, inboundCanon)
 	defer putScratch(out)
@@ -250,7 +244,7 @@ const readBufferMax = 64 << 10
 // what was read so far (at least readInitialSize): a body read in several
 // blocks costs at most about 1/16 more than its size, plus one copy into a
 // single buffer or string at the end.
-func readBody(r Request, limit int, strict, text bool) (st BodyStatus, body bodyData, bad int, err error) {
+func readBody(r Request, limit int, strict bool, mode keepMode) (st BodyStatus, body bodyData, bad int, err error) {
 	b := r.Body()
 	if b == nil || isBodyless(r.Method()) {
 		return BodyNone, body, 0, nil
@@ -262,7 +256,7 @@ func readBody(r Request, limit int, strict, text bool) (st BodyStatus, body body
 	switch n, over := declaredLength(r.Header(), limit); {
 	case over:
 		return BodyTooLarge, body, 0, nil
-	case n >= 0 && text:
+	case n >= 0 && mode == keepText:
 		body.sb = new(strings.Builder)
 		body.sb.Grow(n)
 		size = min(n+1, max(readInitialSize, min(n/16, readBufferMax)))
@@ -276,11 +270,17 @@ func readBody(r Request, limit int, strict, text bool) (st BodyStatus, body body
 	var head [3]byte // the body's first bytes, for bomOffset
 	nh := 0
 	block := newBlock(size, limit+1)
+	if mode == keepScratch {
+		block = getScratch(min(size, limit+1))
+	}
 	for {
 		if len(block) == cap(block) {
-			if body.add(block) {
+			switch {
+			case mode == keepScratch:
+				block = grow(block, limit+1)
+			case body.add(block):
 				block = block[:0]
-			} else {
+			default:
 				block = newBlock(max(readInitialSize, body.n/16), limit+1-body.n)
 			}
 		}
@@ -312,6 +312,35 @@ func readBody(r Request, limit int, strict, text bool) (st BodyStatus, body body
 	}
 	body.add(block)
 	return BodyOK, body, 0, nil
+}
+
+// keepMode is how readBody keeps the body it reads.
+type keepMode uint8
+
+const (
+	// keepBytes: blocks growing by 1/16 of what was read, joined once at the
+	// end if there are several (ReadInboundBytes).
+	keepBytes keepMode = iota
+	// keepText: a strings.Builder grown to the declared Content-Length, read
+	// into through a small buffer; beyond it, or without it, blocks as for
+	// keepBytes (the text readers).
+	keepText
+	// keepScratch: one pooled buffer, doubled as it fills (the JSON readers:
+	// the body is only their parser's input, so its memory is reused).
+	keepScratch
+)
+
+// grow returns b with its capacity doubled, to at most most bytes; a
+// doubling that would stop just short of most goes all the way, so the
+// last step is not a second buffer of nearly the same size.
+func grow(b []byte, most int) []byte {
+	size := 2*cap(b) + readInitialSize
+	if size > most-most/4 {
+		size = most
+	}
+	n := make([]byte, len(b), size)
+	copy(n, b)
+	return n
 }
 
 // newBlock returns an empty block of at least size bytes but at most most,

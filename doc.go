@@ -177,8 +177,9 @@
 //     Content-Length within the limit goes through a read buffer of 1/16 of
 //     it (512 B to 64 KiB) into a strings.Builder of that size (about 1.0x
 //     the body); other reads keep blocks growing by 1/16 and join them once
-//     (about 2.1x). The JSON functions keep the joined body and the
-//     canonical bytes in pooled scratch, so only the returned text is new.
+//     (about 2.1x). The JSON functions read the body into one pooled buffer
+//     that doubles within the limit, and canonicalise into another, so once
+//     the pool is warm only the returned text is new.
 //     The package uses no unsafe.
 //   - The inbound JSON functions read as the strict reader does, strip the
 //     BOM and canonicalise with a 1000-level parser bound, ±Infinity written
