@@ -30,12 +30,9 @@ import (
 //   - a decoded text over MaxLenientTextBytes UTF-8 bytes is Violation
 //     MsgLenientTooLong ("若超过 16 MiB，属于违规").
 func ReadInboundText(ev Event, limit int) (BodyStatus, string, error) {
-	r, err := currentRequest(ev)
+	r, err := limitedRequest(ev, limit, MaxBodyLimit, MsgBodyLimitRange)
 	if err != nil {
 		return 0, "", err
-	}
-	if limit < 1 || limit > MaxBodyLimit {
-		return 0, "", violation(MsgBodyLimitRange)
 	}
 	st, body, _, err := readBody(r, limit, false, keepText)
 	if err != nil || st != BodyOK {
@@ -57,12 +54,9 @@ func ReadInboundText(ev Event, limit int) (BodyStatus, string, error) {
 //     incomplete sequence at its end carried into the next;
 //   - "合法的正文与宽松文字的结果相同": a leading BOM is stripped.
 func ReadInboundStrictText(ev Event, limit int) (BodyStatus, string, error) {
-	r, err := currentRequest(ev)
+	r, err := limitedRequest(ev, limit, MaxBodyLimit, MsgBodyLimitRange)
 	if err != nil {
 		return 0, "", err
-	}
-	if limit < 1 || limit > MaxBodyLimit {
-		return 0, "", violation(MsgBodyLimitRange)
 	}
 	st, body, _, err := readBody(r, limit, true, keepText)
 	if err != nil || st != BodyOK {
@@ -76,12 +70,9 @@ func ReadInboundStrictText(ev Event, limit int) (BodyStatus, string, error) {
 // 原样返回全部字节，BOM 与零字节都保留". The bytes of status 0 are never nil
 // (an empty body gives an empty slice); every other status gives nil.
 func ReadInboundBytes(ev Event, limit int) (BodyStatus, []byte, error) {
-	r, err := currentRequest(ev)
+	r, err := limitedRequest(ev, limit, MaxBodyLimit, MsgBodyLimitRange)
 	if err != nil {
 		return 0, nil, err
-	}
-	if limit < 1 || limit > MaxBodyLimit {
-		return 0, nil, violation(MsgBodyLimitRange)
 	}
 	st, body, _, err := readBody(r, limit, false, keepBytes)
 	if err != nil || st != BodyOK {
@@ -106,12 +97,9 @@ func ReadInboundBytes(ev Event, limit int) (BodyStatus, []byte, error) {
 //   - status 0 gives the canonical text; a number that parses to ±Infinity is
 //     written null, as JSON.stringify does.
 func ReadInboundBoundedJSON(ev Event, limit int) (BodyStatus, string, error) {
-	r, err := currentRequest(ev)
+	r, err := limitedRequest(ev, limit, MaxBoundedJSONLimit, MsgJSONLimitRange)
 	if err != nil {
 		return 0, "", err
-	}
-	if limit < 1 || limit > MaxBoundedJSONLimit {
-		return 0, "", violation(MsgJSONLimitRange)
 	}
 	st, body, _, err := readBody(r, limit, true, keepScratch)
 	if err != nil || st != BodyOK {
@@ -207,6 +195,19 @@ func putScratch(b []byte) {
 	}
 	b = b[:0]
 	scratch.Put(&b)
+}
+
+// limitedRequest is the check the limited readers make first: a current
+// request, then 1 <= limit <= most, else Violation msg.
+func limitedRequest(ev Event, limit, most int, msg string) (Request, error) {
+	r, err := currentRequest(ev)
+	if err != nil {
+		return nil, err
+	}
+	if limit < 1 || limit > most {
+		return nil, violation(msg)
+	}
+	return r, nil
 }
 
 // readInitialSize is the first block of a body whose length is not

@@ -72,6 +72,16 @@ func currentRequest(ev Event) (Request, error) {
 	return nil, failure(MsgNoRequest, nil)
 }
 
+// currentURL is the request URL of the current request, split into its
+// parts: what the URL readers start with.
+func currentURL(ev Event) (urlParts, error) {
+	r, err := currentRequest(ev)
+	if err != nil {
+		return urlParts{}, err
+	}
+	return splitURL(r.URL()), nil
+}
+
 // InboundHeader is 读取入站标头值: the value of the request header name,
 // matched ASCII case-insensitively, "" when it is missing. Several fields of
 // one name are joined with ", ", as Headers.get does.
@@ -196,11 +206,11 @@ func InboundMethod(ev Event) (string, error) {
 //
 // "读取入站原路径 返回 URL 的百分号编码路径，不含查询串或片段"
 func InboundRawPath(ev Event) (string, error) {
-	r, err := currentRequest(ev)
+	u, err := currentURL(ev)
 	if err != nil {
 		return "", err
 	}
-	return splitURL(r.URL()).pathname(), nil
+	return u.pathname(), nil
 }
 
 // InboundDecodedPath is 读取入站解码路径: the pathname percent-decoded once,
@@ -212,11 +222,11 @@ func InboundRawPath(ev Event) (string, error) {
 //
 // "读取入站解码路径 对该路径严格解码一次百分号和 UTF-8，坏编码时报错"
 func InboundDecodedPath(ev Event) (string, error) {
-	r, err := currentRequest(ev)
+	u, err := currentURL(ev)
 	if err != nil {
 		return "", err
 	}
-	p, ok := decodePathStrict(splitURL(r.URL()).pathname())
+	p, ok := decodePathStrict(u.pathname())
 	if !ok {
 		return "", violation(MsgPathEncoding)
 	}
@@ -229,11 +239,11 @@ func InboundDecodedPath(ev Event) (string, error) {
 //
 // "读取入站来源 返回 URL 标准的 origin，供应用比较同源请求；它不代表已经完成跨站请求授权。"
 func InboundOrigin(ev Event) (string, error) {
-	r, err := currentRequest(ev)
+	u, err := currentURL(ev)
 	if err != nil {
 		return "", err
 	}
-	return splitURL(r.URL()).origin(), nil
+	return u.origin(), nil
 }
 
 // InboundHostname is 读取入站主机名: URL.hostname of the request URL: lower
@@ -241,11 +251,11 @@ func InboundOrigin(ev Event) (string, error) {
 //
 // "读取入站主机名 返回当前请求 URL 的 hostname，依 URL 规则规范化为小写且不含端口。"
 func InboundHostname(ev Event) (string, error) {
-	r, err := currentRequest(ev)
+	u, err := currentURL(ev)
 	if err != nil {
 		return "", err
 	}
-	return splitURL(r.URL()).host, nil
+	return u.host, nil
 }
 
 // InboundRawQuery is 读取入站原查询: URL.search of the request URL, "?" and
@@ -254,11 +264,11 @@ func InboundHostname(ev Event) (string, error) {
 //
 // "读取入站原查询 返回原请求的查询串，非空时保留开头 ?；它不进行参数解码"
 func InboundRawQuery(ev Event) (string, error) {
-	r, err := currentRequest(ev)
+	u, err := currentURL(ev)
 	if err != nil {
 		return "", err
 	}
-	return splitURL(r.URL()).search(), nil
+	return u.search(), nil
 }
 
 // InboundQueryParam is 读取入站查询参数: the first value of the query
@@ -284,11 +294,11 @@ func InboundQueryParamExists(ev Event, name string) (bool, error) {
 }
 
 func queryParam(ev Event, name string) (string, bool, error) {
-	r, err := currentRequest(ev)
+	u, err := currentURL(ev)
 	if err != nil {
 		return "", false, err
 	}
-	v, ok := formGet(splitURL(r.URL()).query, utf8DecodeWithoutBOM(name))
+	v, ok := formGet(u.query, utf8DecodeWithoutBOM(name))
 	return v, ok, nil
 }
 
@@ -319,7 +329,7 @@ func queryParam(ev Event, name string) (string, bool, error) {
 // 新路径须以单个 / 起首，拒绝 //、反斜线、控制字符、? 和 #；查询键和值由宿主编码。
 // 设置或删除列表各最多 16 项，超限失败。"
 func InboundSameOriginURL(ev Event, path string, set [][2]string, del []string) (string, error) {
-	r, err := currentRequest(ev)
+	u, err := currentURL(ev)
 	if err != nil {
 		return "", err
 	}
@@ -329,7 +339,6 @@ func InboundSameOriginURL(ev Event, path string, set [][2]string, del []string) 
 	if len(set) > MaxSameOriginItems || len(del) > MaxSameOriginItems {
 		return "", violation(MsgSameOriginList)
 	}
-	u := splitURL(r.URL())
 	var b strings.Builder
 	if u.scheme != "" {
 		b.WriteString(u.scheme)
