@@ -162,7 +162,7 @@ func requestURL(tls bool, host, requestURI string) string {
 }
 
 func removeTabNewline(s string) string {
-	if strings.IndexAny(s, "\t\n\r") < 0 {
+	if !strings.ContainsAny(s, "\t\n\r") {
 		return s
 	}
 	return strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(s)

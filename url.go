@@ -179,8 +179,9 @@ type encodeSet uint8
 
 const (
 	// C0 control percent-encode set: the C0 controls and all code points
-	// greater than U+007E (~).
-	encodeC0Control encodeSet = iota
+	// greater than U+007E (~). No reader uses it alone; it is the base the
+	// others extend, so it holds the zero value.
+	_ encodeSet = iota
 	// Query percent-encode set: C0 control, U+0020 SPACE, ", #, <, >.
 	encodeQuery
 	// Special-query percent-encode set: query and U+0027 (').
