@@ -136,7 +136,9 @@
 //     name argument that is not UTF-8 is converted as a USVString would be.
 //   - Headers: several fields of one name are joined with ", ", as
 //     Headers.get does; a host's hand-built http.Header may spell names in
-//     any case.
+//     any case, and when it holds one name under several spellings their
+//     values are joined in the sorted order of the spellings (the canonical
+//     spelling alone, when present).
 //
 // 构造入站同源网址:
 //   - Checks: the request, then the path (a single leading /, no //, \,
