@@ -84,10 +84,12 @@ func newParser(src, out []byte, o *canonOptions) *parser {
 func (p *parser) release() {
 	const keep = 1 << 12
 	p.src, p.out, p.o = nil, nil, nil
-	if cap(p.stack) > keep || cap(p.members) > keep || cap(p.order) > keep || cap(p.scratch) > keep*16 {
+	if cap(p.stack) > keep || cap(p.members) > keep || cap(p.order) > keep || cap(p.scratch) > keep*16 || len(p.keyMaps) > 64 {
 		return
 	}
-	clear(p.stack[:cap(p.stack)]) // frames hold maps
+	for _, m := range p.keyMaps {
+		clear(m) // an error may leave entries behind
+	}
 	p.stack, p.members, p.order, p.scratch = p.stack[:0], p.members[:0], p.order[:0], p.scratch[:0]
 	parsers.Put(p)
 }
@@ -101,21 +103,32 @@ type parser struct {
 	o       *canonOptions
 	stack   []frame
 	members []member
-	order   []int
+	order   []ordered
 	scratch []byte
+	keyMaps []map[uint64]int // by stack level: a key's hash → its first member, for the open objects with many keys
+}
+
+// ordered is a surviving member of an object being rewritten, and its key
+// as an array index (or -1).
+type ordered struct {
+	index int64
+	k     int
 }
 
 // frame is an open array or object.
+//
+// Frames and members hold no pointers and are written in place: they are
+// made once per container and key, the parser's most frequent stores.
 type frame struct {
-	start   int            // offset of '[' or '{' in out
-	memBase int            // this object's first entry in parser.members
-	keys    map[uint64]int // hash of a key → its first member, once an object has many
-	seen    uint64         // the keyBit of every key so far (until keys is made)
-	prob    problem        // first problem so far: its own nesting (when deep), then its children's
-	depth   int32          // deepest child so far
+	start   int     // offset of '[' or '{' in out
+	memBase int     // this object's first entry in parser.members
+	seen    uint64  // the keyBit of every key so far (until the object is mapped)
+	prob    problem // first problem so far: its own nesting (when deep), then its children's
+	depth   int32   // deepest child so far
 	object  bool
 	reorder bool // an array-index key or a duplicate: rewrite at close
 	deep    bool // deeper than canonOptions.deepOver: prob is that
+	mapped  bool // many keys: parser.keyMaps at this frame's level indexes them
 }
 
 // member is one key and value of an open object, as written to out.
@@ -124,12 +137,10 @@ type member struct {
 	keyEnd   int     // offset after its closing quote
 	valEnd   int     // offset after the value
 	keyOff   int     // offset of the key in src
-	index    int64   // the key as an array index, or -1
 	first    int     // the member whose key this repeats, or -1
 	last     int     // for a first occurrence: the member holding the last value
-	marker   bool    // the key is a reserved host marker (with canonOptions.markers)
-	depth    int     // of the value
 	prob     problem // of the value
+	depth    int32   // of the value
 }
 
 // value parses the one JSON value at src[i:] and returns the offset after it.
@@ -153,12 +164,12 @@ func (p *parser) value(i int) (int, canonInfo, error) {
 			if p.o.maxDepth > 0 && level > p.o.maxDepth {
 				return i, canonInfo{}, &syntaxError{SyntaxTooDeep, i}
 			}
-			f := frame{object: c == '{', start: len(p.out), memBase: len(p.members)}
+			f := p.push()
+			f.object, f.start, f.memBase = c == '{', len(p.out), len(p.members)
 			if p.o.deepOver > 0 && level > p.o.deepOver {
 				f.deep, f.prob = true, problem{problemDeep, i}
 			}
 			p.out = append(p.out, c)
-			p.push(f)
 			i = skipSpace(src, i+1)
 			if i < len(src) && (src[i] == '}' && c == '{' || src[i] == ']' && c == '[') {
 				i++
@@ -232,8 +243,13 @@ func (p *parser) value(i int) (int, canonInfo, error) {
 	}
 }
 
-// push opens a container.
-func (p *parser) push(f frame) { p.stack = appendDoubling(p.stack, f) }
+// push opens a container: its frame, zero, on top of the stack.
+func (p *parser) push() *frame {
+	p.stack = growDoubling(p.stack)
+	f := &p.stack[len(p.stack)-1]
+	*f = frame{}
+	return f
+}
 
 // appendDoubling appends v, doubling the capacity when it is full: append
 // grows a large slice by a quarter, which over a deep or wide document
@@ -247,6 +263,17 @@ func appendDoubling[T any](s []T, v T) []T {
 	return append(s, v)
 }
 
+// growDoubling lengthens s by one element, left as it was (not zeroed),
+// doubling the capacity when it is full.
+func growDoubling[T any](s []T) []T {
+	if len(s) == cap(s) {
+		n := make([]T, len(s), 2*cap(s)+16)
+		copy(n, s)
+		s = n
+	}
+	return s[:len(s)+1]
+}
+
 // attach records a complete value in the innermost open container.
 func (p *parser) attach(depth int, prob problem) {
 	f := &p.stack[len(p.stack)-1]
@@ -256,7 +283,7 @@ func (p *parser) attach(depth int, prob problem) {
 	if f.object {
 		m := &p.members[len(p.members)-1]
 		m.valEnd = len(p.out)
-		m.depth = depth
+		m.depth = int32(depth)
 		m.prob = prob
 	}
 	if f.prob.kind == problemNone {
@@ -285,54 +312,66 @@ func (p *parser) key(i int) (int, error) {
 	if src[j] != ':' {
 		return j, p.unexpected(j)
 	}
-	m := member{keyStart: keyStart, keyEnd: len(p.out), keyOff: i, first: -1}
+	keyEnd := len(p.out)
 	p.out = append(p.out, ':')
-	key := p.out[keyStart:m.keyEnd]
-	m.index = arrayIndex(key)
+	key := p.out[keyStart:keyEnd]
 	f := &p.stack[len(p.stack)-1]
-	if p.o.markers && isMarker(key) {
-		m.marker = true
-		if f.prob.kind == problemNone {
-			f.prob = problem{problemMarker, i}
-		}
+	if p.o.markers && isMarker(key) && f.prob.kind == problemNone {
+		f.prob = problem{problemMarker, i}
 	}
-	n := len(p.members) - f.memBase // this member's number in the object
-	m.last = len(p.members)
+	k := len(p.members) // this member
 	// Does the key repeat one? A key whose keyBit no earlier key set is
 	// new without a look; any other is looked up, as every key is once the
 	// object has its map.
 	first := -1
-	if bit := keyBit(key); f.seen&bit != 0 || f.keys != nil {
+	if bit := keyBit(key); f.seen&bit != 0 || f.mapped {
 		first = p.lookup(f, key)
 	} else {
 		f.seen |= bit
 	}
 	if first >= 0 {
-		m.first = first
-		p.members[first].last = len(p.members)
+		p.members[first].last = k
 		f.reorder = true
-	} else if m.index >= 0 {
+	} else if !f.reorder && arrayIndex(key) >= 0 {
 		f.reorder = true
 	}
-	if f.keys == nil && n == 16 {
-		f.keys = make(map[uint64]int, 32)
-		for k := f.memBase; k < len(p.members); k++ {
-			if mk := p.members[k]; mk.first < 0 {
-				p.index(f, p.out[mk.keyStart:mk.keyEnd], k)
-			}
-		}
+	if !f.mapped && k-f.memBase == 16 {
+		p.mapKeys(f)
 	}
-	if f.keys != nil && m.first < 0 {
-		p.index(f, key, len(p.members))
+	if f.mapped && first < 0 {
+		p.index(f, key, k)
 	}
-	p.members = appendDoubling(p.members, m)
+	p.members = growDoubling(p.members)
+	p.members[k] = member{keyStart: keyStart, keyEnd: keyEnd, keyOff: i, first: first, last: k}
 	return skipSpace(src, j+1), nil
 }
 
-// lookup returns the member of f whose key is key, or -1.
+// mapKeys gives f, an object with many keys, a map from its keys' hashes
+// to their first members, so that looking a key up no longer scans them.
+func (p *parser) mapKeys(f *frame) {
+	level := len(p.stack) - 1
+	for len(p.keyMaps) <= level {
+		p.keyMaps = append(p.keyMaps, nil)
+	}
+	if p.keyMaps[level] == nil {
+		p.keyMaps[level] = make(map[uint64]int, 32)
+	}
+	f.mapped = true
+	for k := f.memBase; k < len(p.members); k++ {
+		if m := &p.members[k]; m.first < 0 {
+			p.index(f, p.out[m.keyStart:m.keyEnd], k)
+		}
+	}
+}
+
+// keyMap is the key map of f, the innermost open object, which is mapped.
+func (p *parser) keyMap() map[uint64]int { return p.keyMaps[len(p.stack)-1] }
+
+// lookup returns the member of f, the innermost open object, whose key is
+// key, or -1.
 func (p *parser) lookup(f *frame, key []byte) int {
-	if f.keys != nil {
-		k, ok := f.keys[keyHash(key)]
+	if f.mapped {
+		k, ok := p.keyMap()[keyHash(key)]
 		if !ok {
 			return -1
 		}
@@ -350,12 +389,13 @@ func (p *parser) lookup(f *frame, key []byte) int {
 	return -1
 }
 
-// index notes member k, the first with key, in f's key map. A key whose
-// hash is taken keeps the earlier entry; lookup then falls back to a scan.
+// index notes member k, the first with key, in the key map of f, the
+// innermost open object. A key whose hash is taken keeps the earlier entry;
+// lookup then falls back to a scan.
 func (p *parser) index(f *frame, key []byte, k int) {
-	h := keyHash(key)
-	if _, taken := f.keys[h]; !taken {
-		f.keys[h] = k
+	keys, h := p.keyMap(), keyHash(key)
+	if _, taken := keys[h]; !taken {
+		keys[h] = k
 	}
 }
 
@@ -380,6 +420,9 @@ func keyHash(key []byte) uint64 {
 // close ends the innermost container and returns its depth and problem.
 func (p *parser) close() (int, problem) {
 	f := &p.stack[len(p.stack)-1]
+	if f.mapped {
+		clear(p.keyMap()) // for the next object at this level
+	}
 	p.stack = p.stack[:len(p.stack)-1] // f stays valid: nothing is pushed before it is read
 	if !f.object {
 		p.out = append(p.out, ']')
@@ -406,38 +449,35 @@ func (p *parser) rewrite(f *frame) (int, problem) {
 	ms := p.members[f.memBase:]
 	ord := p.order[:0]
 	for k := range ms {
-		if ms[k].first < 0 && ms[k].index >= 0 {
-			ord = append(ord, f.memBase+k)
+		if m := &ms[k]; m.first < 0 {
+			if n := arrayIndex(p.out[m.keyStart:m.keyEnd]); n >= 0 {
+				ord = append(ord, ordered{n, f.memBase + k})
+			}
 		}
 	}
-	idx := len(ord)
+	slices.SortFunc(ord, func(a, b ordered) int { return cmp.Compare(a.index, b.index) })
 	for k := range ms {
-		if ms[k].first < 0 && ms[k].index < 0 {
-			ord = append(ord, f.memBase+k)
+		if m := &ms[k]; m.first < 0 && arrayIndex(p.out[m.keyStart:m.keyEnd]) < 0 {
+			ord = append(ord, ordered{-1, f.memBase + k})
 		}
 	}
 	p.order = ord
-	slices.SortFunc(ord[:idx], func(a, b int) int {
-		return cmp.Compare(p.members[a].index, p.members[b].index)
-	})
 	buf := append(p.scratch[:0], '{')
 	depth := 0
 	var prob problem
 	if f.deep {
 		prob = f.prob // the object's own nesting problem comes first
 	}
-	for n, k := range ord {
-		m := &p.members[k]
+	for n, o := range ord {
+		m := &p.members[o.k]
 		last := &p.members[m.last]
 		if n > 0 {
 			buf = append(buf, ',')
 		}
 		buf = append(buf, p.out[m.keyStart:m.keyEnd+1]...)
 		buf = append(buf, p.out[last.keyEnd+1:last.valEnd]...)
-		if last.depth > depth {
-			depth = last.depth
-		}
-		if m.marker {
+		depth = max(depth, int(last.depth))
+		if p.o.markers && isMarker(p.out[m.keyStart:m.keyEnd]) {
 			// The surviving key is a marker, and it precedes any value it had.
 			prob = earlier(prob, problem{problemMarker, m.keyOff})
 		} else {
