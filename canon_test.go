@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -589,5 +590,40 @@ func TestCanonicalDst(t *testing.T) {
 	_, _, err = canonical(dst, []byte(`{"b":[1,`), &canonOptions{})
 	if err == nil || string(dst) != "abc" {
 		t.Errorf("error case: dst %q, %v", dst, err)
+	}
+}
+
+// TestStringRun: the eight-bytes-at-a-time scan stops at the same byte as a
+// byte-at-a-time one, and says the same of the bytes before it, for every
+// string of up to 11 bytes over the bytes at the edges of its tests (a
+// control just below ' ', '"' and '\\' beside their neighbours, bytes
+// around 0x80), from every start.
+func TestStringRun(t *testing.T) {
+	alphabet := []byte{0x00, 0x1f, ' ', '!', '"', '#', '[', '\\', ']', 'a', 0x7f, 0x80, 0xc3, 0xff}
+	naive := func(src []byte, j int) (int, bool) {
+		wide := false
+		for ; j < len(src); j++ {
+			c := src[j]
+			if c == '"' || c == '\\' || c < 0x20 {
+				break
+			}
+			wide = wide || c >= 0x80
+		}
+		return j, wide
+	}
+	r := rand.New(rand.NewPCG(7, 11))
+	src := make([]byte, 0, 11)
+	for n := 0; n < 200000; n++ {
+		src = src[:r.IntN(12)]
+		for i := range src {
+			src[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		for j := 0; j <= len(src); j++ {
+			gotEnd, gotWide := stringRun(src, j)
+			wantEnd, wantWide := naive(src, j)
+			if gotEnd != wantEnd || gotWide != wantWide {
+				t.Fatalf("stringRun(%q, %d) = %d, %v; want %d, %v", src, j, gotEnd, gotWide, wantEnd, wantWide)
+			}
+		}
 	}
 }

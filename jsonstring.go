@@ -5,6 +5,7 @@ package hostbridge
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -14,46 +15,21 @@ import (
 // lone surrogate as a lower-case \udxxx escape (ECMA-262 QuoteJSONString).
 func (p *parser) str(i int) (int, error) {
 	src := p.src
-	p.out = append(p.out, '"')
-	j := i + 1
-	run := j // start of the bytes to copy as they are
-	for {
-		// The bytes copied as they are, up to the next '"', '\\' or
-		// control: a short run (most keys) a byte and a sequence at a time,
-		// a long one by longRun.
-		for end := min(j+16, len(src)); ; {
-			if j >= end {
-				var err error
-				if j, err = p.longRun(j); err != nil {
-					return j, err
-				}
-				break
-			}
-			c := src[j]
-			if c < utf8.RuneSelf {
-				if c == '"' || c == '\\' || c < 0x20 {
-					break
-				}
-				j++
-				continue
-			}
-			if p.o.validUTF8 {
-				j++
-				continue
-			}
-			n := seqValid(src[j:])
-			if n == 0 {
-				return j, &syntaxError{SyntaxBadUTF8, j}
-			}
-			j += n
+	run := i // start of the bytes to copy as they are, the opening quote first
+	for j := i + 1; ; {
+		// The bytes copied as they are run up to the next '"', '\\' or
+		// control; a multi-byte sequence never holds one of those, so the
+		// run is whole sequences, validated in bulk.
+		k, wide := stringRun(src, j)
+		if wide && !p.o.validUTF8 && !utf8.Valid(src[j:k]) {
+			return j, &syntaxError{SyntaxBadUTF8, j + firstInvalid(src[j:k])}
 		}
-		if j >= len(src) {
+		if j = k; j >= len(src) {
 			return j, &syntaxError{SyntaxUnterminated, len(src)}
 		}
 		switch src[j] {
 		case '"':
-			p.out = append(p.out, src[run:j]...)
-			p.out = append(p.out, '"')
+			p.out = append(p.out, src[run:j+1]...)
 			return j + 1, nil
 		case '\\':
 			p.out = append(p.out, src[run:j]...)
@@ -68,31 +44,23 @@ func (p *parser) str(i int) (int, error) {
 	}
 }
 
-// longRun finds the next '"', '\\' or control from j on, eight bytes at a
-// time, and validates the UTF-8 before it in bulk: a multi-byte sequence
-// never holds one of those bytes, so the run is whole sequences.
-func (p *parser) longRun(j int) (int, error) {
-	k, wide := stringRun(p.src, j)
-	if wide && !p.o.validUTF8 && !utf8.Valid(p.src[j:k]) {
-		return j, &syntaxError{SyntaxBadUTF8, j + firstInvalid(p.src[j:k])}
-	}
-	return k, nil
-}
-
 // stringRun returns the offset of the first byte from j on that is '"',
 // '\\' or a C0 control (or len(src)), and whether a byte before it is 0x80
-// or more. It looks at eight bytes at a time: x has a byte below 0x20 when
-// (x - 0x20…20) &^ x & 0x80…80 is not zero, and a byte equal to b when x ^
-// b…b has a zero byte (the bit tricks of Hacker's Delight §6-1: exact as to
-// whether such a byte exists, which is all the loop asks).
+// or more. It looks at eight bytes at a time: x has a byte below 0x20 where
+// (x - 0x20…20) &^ x has its high bit, and a byte equal to b where x ^ b…b
+// has a zero byte (the bit tricks of Hacker's Delight §6-1). A borrow can
+// mark bytes above a marked one, never below it, so the lowest mark is
+// exact.
 func stringRun(src []byte, j int) (int, bool) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	var wide uint64
 	for ; j+8 <= len(src); j += 8 {
 		x := binary.LittleEndian.Uint64(src[j:])
 		q, b := x^('"'*ones), x^('\\'*ones)
-		if ((x-0x20*ones)&^x|(q-ones)&^q|(b-ones)&^b)&highs != 0 {
-			break
+		if m := ((x-0x20*ones)&^x | (q-ones)&^q | (b-ones)&^b) & highs; m != 0 {
+			n := bits.TrailingZeros64(m) / 8
+			wide |= x & (1<<(8*n) - 1)
+			return j + n, wide&highs != 0
 		}
 		wide |= x
 	}

@@ -117,24 +117,6 @@ func secondRange(c byte) (lo, hi byte) {
 	return 0x80, 0xbf
 }
 
-// seqValid returns the length of the valid UTF-8 sequence that starts src,
-// whose first byte is 0x80 or more, or 0 when it is not valid.
-func seqValid(src []byte) int {
-	n := seqLen(src[0])
-	if n < 2 || len(src) < n {
-		return 0
-	}
-	if lo, hi := secondRange(src[0]); src[1] < lo || src[1] > hi {
-		return 0
-	}
-	for _, c := range src[2:n] {
-		if c&0xc0 != 0x80 {
-			return 0
-		}
-	}
-	return n
-}
-
 // validPrefix reports whether the incomplete sequence p, shorter than its
 // lead byte says, can still become valid.
 func validPrefix(p []byte) bool {
