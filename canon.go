@@ -341,8 +341,11 @@ func (p *parser) key(i int) (int, error) {
 	if f.mapped && first < 0 {
 		p.index(f, key, k)
 	}
+	// Field by field: a member literal is built on the stack and copied.
+	// valEnd, depth and prob are attach's to write.
 	p.members = growDoubling(p.members)
-	p.members[k] = member{keyStart: keyStart, keyEnd: keyEnd, keyOff: i, first: first, last: k}
+	m := &p.members[k]
+	m.keyStart, m.keyEnd, m.keyOff, m.first, m.last = keyStart, keyEnd, i, first, k
 	return skipSpace(src, j+1), nil
 }
 
