@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"strconv"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -123,4 +125,30 @@ func hasOutsideSpace(b []byte) bool {
 		space = space || c == ' ' || c == '\t' || c == '\n' || c == '\r'
 	})
 	return space
+}
+
+// FuzzNumber: any JSON number is written as strconv reads it and
+// appendNumber writes it (±Infinity as null), whatever path number takes.
+func FuzzNumber(f *testing.F) {
+	for _, s := range []string{"0", "-0", "1e21", "0.1", "-0.09183982717003658", "6.039832600274913e-10",
+		"12345678901234567", "9007199254740993", "1.7976931348623157e308", "2.2250738585072014e-308",
+		"4.9e-324", "1e400", "0.30000000000000004", "1.0000000000000002", "123456789012345678901234567890"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if !json.Valid([]byte(text)) || text == "" || !strings.ContainsAny(text[:1], "-0123456789") {
+			return
+		}
+		out, _, err := canonical(nil, []byte(text), &canonOptions{infToNull: true})
+		if err != nil {
+			t.Fatalf("canonical(%s): %v", text, err)
+		}
+		want := []byte("null")
+		if v, err := strconv.ParseFloat(strings.TrimSpace(text), 64); err == nil {
+			want = appendNumber(nil, v)
+		}
+		if string(out) != string(want) {
+			t.Fatalf("canonical(%s) = %s, want %s", text, out, want)
+		}
+	})
 }

@@ -134,6 +134,13 @@ func TestAppendNumber(t *testing.T) {
 						t.Errorf("line %d: appendNumber(%#016x = %v) = %q, want %q", n, bits, v, buf, want)
 					}
 				}
+				// Read as JSON, Number::toString's form is its own canonical
+				// form (most of these by alreadyShortest, converting nothing).
+				if out, _, err := canonical(buf[:0], []byte(want), &canonOptions{}); err != nil || string(out) != want {
+					if bad++; bad <= 20 {
+						t.Errorf("line %d: canonical(%s) = %s, %v", n, want, out, err)
+					}
+				}
 			}
 			if err := sc.Err(); err != nil {
 				t.Fatal(err)
@@ -626,4 +633,183 @@ func TestStringRun(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestAlreadyShortest: whenever alreadyShortest says a decimal's digits are
+// the ones Number::toString writes for its double, strconv's shortest
+// digits of that double are those digits. The decimals are the shortest
+// forms of random doubles from 1e-12 to 1e19 (where it should say so, and
+// mostly does: the test fails if it says so for fewer than 90%), and those
+// forms changed: the last digit moved by one either way, a digit added,
+// the last digit dropped.
+func TestAlreadyShortest(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 19))
+	var said, tried int
+	check := func(m uint64, q int, want bool) {
+		got := alreadyShortest(m, q)
+		if want {
+			tried++
+			if got {
+				said++
+			}
+		}
+		if !got {
+			return
+		}
+		f, err := strconv.ParseFloat(strconv.FormatUint(m, 10)+"e-"+strconv.Itoa(q), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		digits, exp := shortestDigits(f)
+		if digits != strconv.FormatUint(m, 10) || exp != len(digits)-q {
+			t.Fatalf("alreadyShortest(%d, %d) = true, but the double %v is 0.%s × 10^%d", m, q, f, digits, exp)
+		}
+	}
+	for n := 0; n < 400000; n++ {
+		f := math.Pow(10, -12+31*r.Float64())
+		if n < 3000 {
+			// Powers of two and their neighbours, where the gaps to the
+			// doubles either side differ.
+			f = math.Nextafter(math.Ldexp(1, -40+n/30), math.Inf(n%30-15))
+			for k := n % 15; k > 0; k-- {
+				f = math.Nextafter(f, math.Inf(n%30-15))
+			}
+		}
+		digits, exp := shortestDigits(f)
+		m, _ := strconv.ParseUint(digits, 10, 64)
+		q := len(digits) - exp
+		if m < 1e15 {
+			// Fewer than 16 digits: shortDecimal's. Make it long.
+			for m < 1e15 {
+				m, q = m*10+uint64(1+r.IntN(9)), q+1
+			}
+			check(m, q, false)
+			continue
+		}
+		inRange := 0 <= q && q <= maxPow5 && math.Float64bits(f)&(1<<52-1) != 0
+		check(m, q, inRange)
+		check(m+1, q, false)
+		if m%10 != 1 {
+			check(m-1, q, false)
+		}
+		if m < 1e18 {
+			check(m*10+uint64(1+r.IntN(9)), q+1, false)
+		}
+		if m/10%10 != 0 && m >= 1e16 {
+			check(m/10, q-1, false)
+		}
+	}
+	if said < tried*9/10 {
+		t.Errorf("alreadyShortest said so of %d of %d shortest forms", said, tried)
+	}
+	t.Logf("alreadyShortest said so of %d of %d shortest forms", said, tried)
+}
+
+// shortestDigits returns strconv's shortest round-trip digits of f > 0 and
+// their exponent: f is 0.digits × 10^exp.
+func shortestDigits(f float64) (string, int) {
+	s := strconv.FormatFloat(f, 'e', -1, 64)
+	mant, e, _ := strings.Cut(s, "e")
+	exp, _ := strconv.Atoi(e)
+	return strings.Replace(mant, ".", "", 1), exp + 1
+}
+
+// TestAlreadyShortestPowersOfTwo: near a power of two the gaps to the
+// doubles either side differ. For every power of two in alreadyShortest's
+// range, every decimal of 16 to 19 digits that can read back as it (all
+// within a few thousand steps of the nearest one) gets the answer strconv
+// gives, whenever alreadyShortest says so.
+func TestAlreadyShortestPowersOfTwo(t *testing.T) {
+	for k := -40; k <= 63; k++ {
+		f := math.Ldexp(1, k)
+		for digits := 16; digits <= 19; digits++ {
+			s := strconv.FormatFloat(f, 'e', digits-1, 64)
+			mant, e, _ := strings.Cut(s, "e")
+			exp, _ := strconv.Atoi(e)
+			m0, _ := strconv.ParseUint(strings.Replace(mant, ".", "", 1), 10, 64)
+			q := digits - 1 - exp
+			for m := m0 - 3000; m <= m0+3000; m++ {
+				if !alreadyShortest(m, q) {
+					continue
+				}
+				g, err := strconv.ParseFloat(strconv.FormatUint(m, 10)+"e-"+strconv.Itoa(q), 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d, n := shortestDigits(g); d != strconv.FormatUint(m, 10) || n != len(d)-q {
+					t.Fatalf("alreadyShortest(%d, %d) = true, but the double %v is 0.%s × 10^%d", m, q, g, d, n)
+				}
+			}
+		}
+	}
+}
+
+// TestCanonicalNumberForms: a number reads as its double and is written as
+// Number::toString writes it, whichever way the JSON text spells it: the
+// shortest digits of random doubles, one digit more or fewer, with leading
+// and trailing zeros, as a plain decimal or with an exponent (e or E, with
+// or without a sign, moved by a few places), negative or not. The want is
+// strconv's reading and appendNumber's writing.
+func TestCanonicalNumberForms(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 29))
+	var out []byte
+	for n := 0; n < 200000; n++ {
+		f := math.Pow(10, -25+60*r.Float64())
+		digits, exp := shortestDigits(f) // f = 0.digits × 10^exp
+		switch r.IntN(4) {
+		case 0:
+			digits += strconv.Itoa(r.IntN(10)) // one digit more
+		case 1:
+			if len(digits) > 1 {
+				digits = digits[:len(digits)-1] // one fewer
+			}
+		}
+		digits += strings.Repeat("0", r.IntN(3))
+		text := numberForm(r, digits, exp)
+		if r.IntN(2) == 0 {
+			text = "-" + text
+		}
+		v, err := strconv.ParseFloat(text, 64)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		want := appendNumber(nil, v)
+		var err2 error
+		out, _, err2 = canonical(out[:0], []byte(text), &canonOptions{})
+		if err2 != nil || string(out) != string(want) {
+			t.Fatalf("canonical(%s) = %s, %v; want %s", text, out, err2, want)
+		}
+	}
+}
+
+// numberForm spells 0.digits × 10^exp as a JSON number: a plain decimal
+// (perhaps with zeros before it) or digits with a point after k of them
+// and an exponent.
+func numberForm(r *rand.Rand, digits string, exp int) string {
+	if r.IntN(3) == 0 && -8 < exp && exp < 25 {
+		switch {
+		case exp <= 0:
+			return "0." + strings.Repeat("0", -exp) + digits
+		case exp >= len(digits):
+			return digits + strings.Repeat("0", exp-len(digits))
+		default:
+			return digits[:exp] + "." + digits[exp:]
+		}
+	}
+	k := r.IntN(len(digits)) + 1 // digits before the point
+	text := digits[:k]
+	if k < len(digits) {
+		text += "." + digits[k:]
+	}
+	e := exp - k
+	text += [...]string{"e", "E"}[r.IntN(2)]
+	switch {
+	case e < 0:
+		text += "-" + strconv.Itoa(-e)
+	case r.IntN(2) == 0:
+		text += "+" + strconv.Itoa(e)
+	default:
+		text += strconv.Itoa(e)
+	}
+	return text
 }

@@ -42,6 +42,13 @@
 // LF and CR. The parser keeps its open containers on an explicit stack and
 // never recurses per nesting level.
 //
+// A number is converted (strconv.ParseFloat, then the shortest digits of
+// strconv.AppendFloat) only when its spelling may not be Number::toString's
+// digits already: a number of at most 15 significant digits is its own
+// shortest form, and one of 16 to 19 digits that exact integer arithmetic
+// shows to be the shortest, nearest digits of its double (as the programs
+// that write doubles write them) is laid out without converting it.
+//
 // # Decisions the specs leave open
 //
 // Where the specs are silent, the package does what follows (DESIGN.md is

@@ -6,6 +6,7 @@ package hostbridge
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 )
 
@@ -76,6 +77,16 @@ func (p *parser) number(i int) (int, problem, error) {
 			}
 			p.out = appendDigits(p.out, d, n)
 		}
+		return i, problem{}, nil
+	}
+	if m, q, ok := longDecimal(src[digits:i], intEnd-digits, fracStart-digits, fracEnd-digits); ok && alreadyShortest(m, q) {
+		// The digits are those Number::toString writes: lay them out.
+		if src[start] == '-' {
+			p.out = append(p.out, '-')
+		}
+		var digits [20]byte
+		d := strconv.AppendUint(digits[:0], m, 10)
+		p.out = appendDigits(p.out, d, len(d)-q)
 		return i, problem{}, nil
 	}
 	f, err := strconv.ParseFloat(string(src[start:i]), 64)
@@ -197,6 +208,164 @@ func shortDecimal(buf *[15]byte, t []byte, intEnd, fracStart, fracEnd int) (d []
 		return nil, 0, false
 	}
 	return buf[:k], n, true
+}
+
+// longDecimal returns the unsigned JSON number t, whose integer part ends
+// at intEnd and whose fraction is t[fracStart:fracEnd], as m × 10^-q, m
+// without trailing zeros, when m has at most 19 significant digits (so fits
+// a uint64) and q is 0 to maxPow5. It is for the numbers shortDecimal leaves:
+// 16 digits or more.
+func longDecimal(t []byte, intEnd, fracStart, fracEnd int) (m uint64, q int, ok bool) {
+	n := 0 // significant digits so far
+	for i := 0; i < fracEnd; i++ {
+		if i == intEnd {
+			if i = fracStart; i >= fracEnd {
+				break
+			}
+		}
+		if i >= fracStart {
+			q++
+		}
+		if m == 0 && t[i] == '0' {
+			continue
+		}
+		if n++; n > 19 {
+			return 0, 0, false
+		}
+		m = m*10 + uint64(t[i]-'0')
+	}
+	if m == 0 {
+		return 0, 0, false
+	}
+	for m%10 == 0 {
+		m /= 10
+		q--
+	}
+	if fracEnd < len(t) { // an exponent: e, E, sign, digits
+		e := t[fracEnd+1:]
+		neg := e[0] == '-'
+		if e[0] == '-' || e[0] == '+' {
+			e = e[1:]
+		}
+		if len(e) > 3 {
+			return 0, 0, false
+		}
+		exp := 0
+		for _, c := range e {
+			exp = exp*10 + int(c-'0')
+		}
+		if neg {
+			q += exp
+		} else {
+			q -= exp
+		}
+	}
+	return m, q, 0 <= q && q <= maxPow5
+}
+
+// maxPow5 bounds alreadyShortest's exponents: 4 × 5^26 < 2^63.
+const maxPow5 = 26
+
+// alreadyShortest reports whether the digits of m (16 to 19 significant
+// digits, the last not 0) are the ones Number::toString writes for the
+// double nearest m × 10^-q: the fewest that read back as that double, and
+// of those the nearest to it (ECMA-262 6.1.6.1.20, note 2, as V8 and
+// strconv do). Numbers that other programs wrote as they write doubles are
+// so; reporting it saves converting them twice. Everything here is exact
+// integer arithmetic; false means "convert", never "not so".
+//
+// The double nearest v = m / (5^q·2^q) is m2 × 2^-(s+q), m2 in [2^52,
+// 2^53), where m·2^s = Q·5^q + R and m2 is Q rounded by R. Measured in
+// units of 2^-(s+q)/5^q, v is m·2^s; the double m2·5^q; their difference
+// Δ = R - c·5^q (c = m2 - Q, 0 or 1); half the double's gap to either
+// neighbour (the part of the line that reads back as it) h = 5^q/2; and a
+// step of m's last digit 2^s. Then:
+//
+//   - No shorter decimal reads back as the double when the nearest ones
+//     with one digit fewer, m - d and m + 10 - d steps away (d the last
+//     digit), are both farther than h from it: d·2^s - Δ > h and
+//     (10-d)·2^s + Δ > h. Any shorter decimal lies beyond one of them,
+//     and what reads back as a double is an interval.
+//   - Of the decimals with as many digits as m, m is the nearest when
+//     |Δ| < 2^s/2.
+//
+// Both are asked strictly. At a power of two the gap below the double is
+// half the gap above, so h below is p/4: asking for more than p/2 there is
+// stricter than need be, never wrong. A decimal that rounds up to a power of
+// two (m2 reaching 2^53) is left to strconv.
+func alreadyShortest(m uint64, q int) bool {
+	if m < 1e15 || m%10 == 0 || q < 0 || q > maxPow5 {
+		return false
+	}
+	p := pow5(q)
+	s := 53 + bits.Len64(p) - bits.Len64(m) // m·2^s/p is in (2^52, 2^54)
+	quo, rem, ok := shiftDiv(m, s, p)
+	if ok && quo >= 1<<53 {
+		s--
+		quo, rem, ok = shiftDiv(m, s, p)
+	}
+	if !ok || quo < 1<<52 {
+		return false
+	}
+	// Round to nearest (p is odd but for q = 0, when rem is 0: no tie).
+	var delta int64 = int64(rem) // Δ, |Δ| ≤ p/2
+	m2 := quo
+	if rem > p-rem {
+		m2++
+		delta = -int64(p - rem)
+	}
+	if m2 == 1<<53 {
+		return false // rounded up to a power of two: the gap above is 2p
+	}
+	d := m % 10
+	twiceAbs := uint64(2 * delta)
+	if delta < 0 {
+		twiceAbs = uint64(-2 * delta)
+	}
+	nearest := s >= 63 || twiceAbs < 1<<s // |Δ| < 2^s/2 (2^s > 2^62 > |2Δ|)
+	return nearest &&
+		moreThan(d, s+1, uint64(2*delta+int64(p))) && // d·2^s - Δ > p/2
+		moreThan(10-d, s+1, uint64(int64(p)-2*delta)) // (10-d)·2^s + Δ > p/2
+}
+
+// moreThan reports whether k·2^sh > r (sh ≥ 0).
+func moreThan(k uint64, sh int, r uint64) bool {
+	if sh >= 64 {
+		return true // k·2^sh ≥ 2^64
+	}
+	hi, lo := bits.Mul64(k, 1<<sh)
+	return hi > 0 || lo > r
+}
+
+// shiftDiv returns m·2^s divided by p, quotient and remainder, when s is
+// 0 to 127 and the quotient fits 64 bits.
+func shiftDiv(m uint64, s int, p uint64) (quo, rem uint64, ok bool) {
+	var hi, lo uint64
+	switch {
+	case s < 0 || s > 127:
+		return 0, 0, false
+	case s >= 64:
+		hi = m << (s - 64)
+		if hi>>(s-64) != m {
+			return 0, 0, false
+		}
+	default:
+		hi, lo = m>>(64-s), m<<s
+	}
+	if hi >= p {
+		return 0, 0, false
+	}
+	quo, rem = bits.Div64(hi, lo, p)
+	return quo, rem, true
+}
+
+// pow5 returns 5^q, q ≤ 27.
+func pow5(q int) uint64 {
+	p := uint64(1)
+	for ; q > 0; q-- {
+		p *= 5
+	}
+	return p
 }
 
 // appendNumber appends f as ECMAScript Number::toString does (ECMA-262
