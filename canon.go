@@ -2,6 +2,8 @@ package hostbridge
 
 import (
 	"cmp"
+	"encoding/binary"
+	"math/bits"
 	"slices"
 	"strconv"
 	"sync"
@@ -301,9 +303,15 @@ func (p *parser) key(i int) (int, error) {
 		return i, p.unexpected(i)
 	}
 	keyStart := len(p.out)
-	j, err := p.str(i)
-	if err != nil {
-		return j, err
+	var j int
+	if n := shortKey(src, i); n > 0 {
+		j = i + n
+		p.out = append(p.out, src[i:j]...)
+	} else {
+		var err error
+		if j, err = p.str(i); err != nil {
+			return j, err
+		}
 	}
 	j = skipSpace(src, j)
 	if j >= len(src) {
@@ -369,6 +377,29 @@ func (p *parser) mapKeys(f *frame) {
 
 // keyMap is the key map of f, the innermost open object, which is mapped.
 func (p *parser) keyMap() map[uint64]int { return p.keyMaps[len(p.stack)-1] }
+
+// shortKey returns the length of the string at src[i:] when it is a short
+// plain key, quotes included: its closing quote among the eight bytes after
+// the opening one, and before it only ASCII that needs no escape, which is
+// already canonical. Else it returns 0. Most keys are so, and are found in
+// one look at eight bytes (the marks of stringRun, and the high bit of
+// each byte 0x80 or more).
+func shortKey(src []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	if i+9 > len(src) {
+		return 0
+	}
+	x := binary.LittleEndian.Uint64(src[i+1:])
+	q, b := x^('"'*ones), x^('\\'*ones)
+	m := ((x-0x20*ones)&^x | (q-ones)&^q | (b-ones)&^b | x) & highs
+	if m == 0 {
+		return 0
+	}
+	if n := bits.TrailingZeros64(m) / 8; src[i+1+n] == '"' {
+		return n + 2
+	}
+	return 0
+}
 
 // lookup returns the member of f, the innermost open object, whose key is
 // key, or -1.

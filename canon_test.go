@@ -813,3 +813,37 @@ func numberForm(r *rand.Rand, digits string, exp int) string {
 	}
 	return text
 }
+
+// TestShortKey: shortKey finds a key exactly when a byte-at-a-time look
+// does: a closing quote among the eight bytes after the opening one, with
+// only ASCII from ' ' on and no '\\' before it.
+func TestShortKey(t *testing.T) {
+	alphabet := []byte{0x00, 0x1f, ' ', '!', '"', '"', '#', '\\', 'a', 'z', 0x7f, 0x80, 0xc3, 0xff}
+	naive := func(src []byte, i int) int {
+		if i+9 > len(src) {
+			return 0
+		}
+		for n := 0; n < 8; n++ {
+			switch c := src[i+1+n]; {
+			case c == '"':
+				return n + 2
+			case c == '\\' || c < 0x20 || c >= 0x80:
+				return 0
+			}
+		}
+		return 0
+	}
+	r := rand.New(rand.NewPCG(13, 31))
+	src := make([]byte, 0, 14)
+	for n := 0; n < 200000; n++ {
+		src = src[:r.IntN(15)]
+		for i := range src {
+			src[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		for i := 0; i < len(src); i++ {
+			if got, want := shortKey(src, i), naive(src, i); got != want {
+				t.Fatalf("shortKey(%q, %d) = %d, want %d", src, i, got, want)
+			}
+		}
+	}
+}
