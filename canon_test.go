@@ -679,7 +679,7 @@ func TestAlreadyShortest(t *testing.T) {
 		m, _ := strconv.ParseUint(digits, 10, 64)
 		q := len(digits) - exp
 		if m < 1e15 {
-			// Fewer than 16 digits: shortDecimal's. Make it long.
+			// Fewer than 16 digits need no vouching. Make it long.
 			for m < 1e15 {
 				m, q = m*10+uint64(1+r.IntN(9)), q+1
 			}

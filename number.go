@@ -14,6 +14,11 @@ import (
 // takes its IEEE 754 double value as JSON.parse does, and writes it as
 // Number::toString does. A number beyond the double range is ±Infinity:
 // written null with infToNull (JSON.stringify), else reported.
+//
+// Most numbers are written without converting them: one already spelt as
+// Number::toString spells it is copied; one of at most 15 significant
+// digits, or of up to 19 that alreadyShortest vouches for, has its digits
+// laid out again. Only the rest go through strconv.
 func (p *parser) number(i int) (int, problem, error) {
 	src := p.src
 	start := i
@@ -21,13 +26,15 @@ func (p *parser) number(i int) (int, problem, error) {
 		i++
 	}
 	digits := i
+	var m uint64 // the digits as an integer, while there are at most 19 significant ones
 	switch {
 	case i >= len(src):
 		return i, problem{}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
 	case src[i] == '0':
 		i++
 	case '1' <= src[i] && src[i] <= '9':
-		for i++; i < len(src) && '0' <= src[i] && src[i] <= '9'; i++ {
+		for ; i < len(src) && '0' <= src[i] && src[i] <= '9'; i++ {
+			m = m*10 + uint64(src[i]-'0')
 		}
 	default:
 		return i, problem{}, &syntaxError{SyntaxBadNumber, i}
@@ -43,12 +50,15 @@ func (p *parser) number(i int) (int, problem, error) {
 		if src[i] < '0' || src[i] > '9' {
 			return i, problem{}, &syntaxError{SyntaxBadNumber, i}
 		}
-		for i++; i < len(src) && '0' <= src[i] && src[i] <= '9'; i++ {
+		for ; i < len(src) && '0' <= src[i] && src[i] <= '9'; i++ {
+			m = m*10 + uint64(src[i]-'0')
 		}
 	}
 	fracEnd := i
+	exp := 0 // the exponent, held at ±2^40 (past any count of digits)
 	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
 		i++
+		neg := i < len(src) && src[i] == '-'
 		if i < len(src) && (src[i] == '+' || src[i] == '-') {
 			i++
 		}
@@ -58,38 +68,60 @@ func (p *parser) number(i int) (int, problem, error) {
 		if src[i] < '0' || src[i] > '9' {
 			return i, problem{}, &syntaxError{SyntaxBadNumber, i}
 		}
-		for i++; i < len(src) && '0' <= src[i] && src[i] <= '9'; i++ {
+		for ; i < len(src) && '0' <= src[i] && src[i] <= '9'; i++ {
+			exp = min(exp*10+int(src[i]-'0'), 1<<40)
+		}
+		if neg {
+			exp = -exp
 		}
 	}
 	if verbatim(src[start:i], digits-start, intEnd-start, fracStart-start, fracEnd-start) {
 		p.out = append(p.out, src[start:i]...)
 		return i, problem{}, nil
 	}
-	var buf [15]byte
-	if !mayBeShort(src[digits:i], intEnd-digits, fracStart-digits, fracEnd-digits) {
-		// More than 15 significant digits: convert.
-	} else if d, n, ok := shortDecimal(&buf, src[digits:i], intEnd-digits, fracStart-digits, fracEnd-digits); ok {
-		if len(d) == 0 {
-			p.out = append(p.out, '0')
-		} else {
+	// The value is m × 10^-q, m having sig significant digits.
+	sig := intEnd - digits + fracEnd - fracStart
+	if src[digits] == '0' { // 0.000ddd: the zeros before the first significant digit do not count
+		sig--
+		for z := fracStart; z < fracEnd && src[z] == '0'; z++ {
+			sig--
+		}
+	}
+	q := fracEnd - fracStart - exp
+	if sig == 0 {
+		p.out = append(p.out, '0') // zero, whatever its sign and exponent
+		return i, problem{}, nil
+	}
+	if sig <= 19 {
+		for m%10 == 0 {
+			m /= 10
+			q--
+			sig--
+		}
+		// At most 15 digits are the shortest round-trip form of the double
+		// they read as: two decimals of at most 15 digits never share a
+		// double (DBL_DIG is 15), so no shorter one can. Well inside the
+		// double range, they are laid out as they are.
+		if sig <= 15 && -290 <= sig-q && sig-q <= 290 || alreadyShortest(m, q) {
 			if src[start] == '-' {
 				p.out = append(p.out, '-')
 			}
-			p.out = appendDigits(p.out, d, n)
+			var buf [20]byte
+			p.out = appendDigits(p.out, strconv.AppendUint(buf[:0], m, 10), sig-q)
+			return i, problem{}, nil
 		}
-		return i, problem{}, nil
 	}
-	if m, q, ok := longDecimal(src[digits:i], intEnd-digits, fracStart-digits, fracEnd-digits); ok && alreadyShortest(m, q) {
-		// The digits are those Number::toString writes: lay them out.
-		if src[start] == '-' {
-			p.out = append(p.out, '-')
-		}
-		var digits [20]byte
-		d := strconv.AppendUint(digits[:0], m, 10)
-		p.out = appendDigits(p.out, d, len(d)-q)
-		return i, problem{}, nil
+	text := src[start:i]
+	if intEnd-digits+fracEnd-fracStart > 700 {
+		// strconv misreads some long numbers: it keeps 800 digits and then
+		// loses count of where the point is, and it holds exponents at
+		// 10000, which many zeros can bring back into range. Give it the
+		// significant digits after the point and the exponent they need.
+		// (With fewer digits, an exponent past 10000 is ±Infinity or 0
+		// either way.)
+		text = p.pointFirst(src[start] == '-', src[digits:fracEnd], intEnd-digits, exp)
 	}
-	f, err := strconv.ParseFloat(string(src[start:i]), 64)
+	f, err := strconv.ParseFloat(string(text), 64)
 	if err != nil { // only ErrRange can happen here: ±Inf
 		p.out = append(p.out, "null"...)
 		if p.o.infToNull {
@@ -101,11 +133,37 @@ func (p *parser) number(i int) (int, problem, error) {
 	return i, problem{}, nil
 }
 
+// pointFirst spells the number whose digits (a '.' among them, after
+// intDigits of them) are d, times 10^exp, as "0.digits" and an exponent
+// held within ±99999: the same double, to strconv. It writes to p.scratch.
+func (p *parser) pointFirst(neg bool, d []byte, intDigits, exp int) []byte {
+	buf := p.scratch[:0]
+	if neg {
+		buf = append(buf, '-')
+	}
+	buf = append(buf, '0', '.')
+	shift, seen := intDigits, false // 0.digits × 10^(shift+exp); a digit other than 0 seen
+	for _, c := range d {
+		switch {
+		case c == '.':
+		case c == '0' && !seen:
+			shift-- // a leading zero: the digits after it move up a place
+		default:
+			seen = true
+			buf = append(buf, c)
+		}
+	}
+	buf = append(buf, 'e')
+	buf = strconv.AppendInt(buf, int64(min(max(shift+exp, -99999), 99999)), 10)
+	p.scratch = buf
+	return buf
+}
+
 // verbatim reports whether the JSON number t, whose digits start at digits,
 // integer part ends at intEnd and fraction is t[fracStart:fracEnd], is
 // already written as Number::toString writes its value: no exponent, at most
 // 15 significant digits (so they are the shortest round-trip digits, see
-// shortDecimal), no trailing zero in the fraction, fewer than 6 zeros after
+// number), no trailing zero in the fraction, fewer than 6 zeros after
 // "0.", and not -0.
 func verbatim(t []byte, digits, intEnd, fracStart, fracEnd int) bool {
 	if fracEnd != len(t) {
@@ -125,142 +183,6 @@ func verbatim(t []byte, digits, intEnd, fracStart, fracEnd int) bool {
 		return z-fracStart <= 5 && fracEnd-z <= 15
 	}
 	return intEnd-digits+fracEnd-fracStart <= 15
-}
-
-// mayBeShort is a quick look at whether shortDecimal can succeed: at most 15
-// significant digits, or trailing zeros it may strip.
-func mayBeShort(t []byte, intEnd, fracStart, fracEnd int) bool {
-	n, last := intEnd, intEnd-1 // digits, and the last one
-	if fracStart < fracEnd {
-		n, last = n+fracEnd-fracStart, fracEnd-1
-	}
-	if t[0] == '0' { // 0.000ddd: the zeros before the first significant digit do not count
-		n--
-		for z := fracStart; z < fracEnd && t[z] == '0'; z++ {
-			n--
-		}
-	}
-	return n <= 15 || t[last] == '0'
-}
-
-// shortDecimal returns the significant digits d and the exponent n of the
-// number t = 0.d × 10^n, an unsigned JSON number whose integer part ends at
-// intEnd and whose fraction is t[fracStart:fracEnd], when d has at most 15
-// digits and n is well inside the double range. Such a d is the shortest
-// round-trip form of the double t parses to: two decimals of at most 15
-// digits never share a double (DBL_DIG is 15), so no shorter one can, and
-// the number is written without converting it at all. d is empty for zero.
-func shortDecimal(buf *[15]byte, t []byte, intEnd, fracStart, fracEnd int) (d []byte, n int, ok bool) {
-	k, first, trail := 0, -1, 0 // digits kept; position of the first nonzero; zeros pending
-	pos := 0                    // digit position, counting integer then fraction digits
-	for i := 0; i < fracEnd; i++ {
-		if i == intEnd {
-			i = fracStart
-			if i >= fracEnd {
-				break
-			}
-		}
-		c := t[i]
-		if first < 0 {
-			if c == '0' {
-				pos++
-				continue
-			}
-			first = pos
-		}
-		if c == '0' {
-			trail++
-		} else {
-			if k+trail >= len(buf) {
-				return nil, 0, false
-			}
-			for ; trail > 0; trail-- {
-				buf[k] = '0'
-				k++
-			}
-			buf[k] = c
-			k++
-		}
-		pos++
-	}
-	if first < 0 {
-		return nil, 0, true // zero, whatever its sign and exponent
-	}
-	exp := 0
-	if fracEnd < len(t) { // an exponent: e, E, sign, digits
-		e := t[fracEnd+1:]
-		neg := e[0] == '-'
-		if e[0] == '-' || e[0] == '+' {
-			e = e[1:]
-		}
-		if len(e) > 4 {
-			return nil, 0, false
-		}
-		for _, c := range e {
-			exp = exp*10 + int(c-'0')
-		}
-		if neg {
-			exp = -exp
-		}
-	}
-	n = intEnd - first + exp
-	if n < -290 || n > 290 {
-		return nil, 0, false
-	}
-	return buf[:k], n, true
-}
-
-// longDecimal returns the unsigned JSON number t, whose integer part ends
-// at intEnd and whose fraction is t[fracStart:fracEnd], as m × 10^-q, m
-// without trailing zeros, when m has at most 19 significant digits (so fits
-// a uint64) and q is 0 to maxPow5. It is for the numbers shortDecimal leaves:
-// 16 digits or more.
-func longDecimal(t []byte, intEnd, fracStart, fracEnd int) (m uint64, q int, ok bool) {
-	n := 0 // significant digits so far
-	for i := 0; i < fracEnd; i++ {
-		if i == intEnd {
-			if i = fracStart; i >= fracEnd {
-				break
-			}
-		}
-		if i >= fracStart {
-			q++
-		}
-		if m == 0 && t[i] == '0' {
-			continue
-		}
-		if n++; n > 19 {
-			return 0, 0, false
-		}
-		m = m*10 + uint64(t[i]-'0')
-	}
-	if m == 0 {
-		return 0, 0, false
-	}
-	for m%10 == 0 {
-		m /= 10
-		q--
-	}
-	if fracEnd < len(t) { // an exponent: e, E, sign, digits
-		e := t[fracEnd+1:]
-		neg := e[0] == '-'
-		if e[0] == '-' || e[0] == '+' {
-			e = e[1:]
-		}
-		if len(e) > 3 {
-			return 0, 0, false
-		}
-		exp := 0
-		for _, c := range e {
-			exp = exp*10 + int(c-'0')
-		}
-		if neg {
-			q += exp
-		} else {
-			q -= exp
-		}
-	}
-	return m, q, 0 <= q && q <= maxPow5
 }
 
 // maxPow5 bounds alreadyShortest's exponents: 4 × 5^26 < 2^63.

@@ -150,6 +150,15 @@ for (const [name, num, expect, extra] of [
   ['number: 2.4703282292062328e-324 rounds up to 5e-324', '2.4703282292062328e-324', 'none'],
   ['number: 1000 zeros after the point, then 1e1001', '0.' + '0'.repeat(1000) + '1e1001', 'none'],
   ['number: 1 and 1000 zeros, e-1000', '1' + '0'.repeat(1000) + 'e-1000', 'none'],
+  // strconv.ParseFloat keeps 800 digits and loses the point's place after
+  // them, and holds exponents at 10000: these it misreads when given as is.
+  ['number: 1 and 800 zeros, e-800', '1' + '0'.repeat(800) + 'e-800', 'none'],
+  ['number: 17 digits and 800 zeros, e-800', '12345678901234567' + '0'.repeat(800) + 'e-800', 'none'],
+  ['number: 850 digits, a point, e-840', '7'.repeat(850) + '.5e-840', 'none'],
+  ['number: 20000 zeros after the point, then 1e20005', '0.' + '0'.repeat(20000) + '1e20005', 'none'],
+  ['number: 20000 zeros after the point, then 1.5e20001', '-0.' + '0'.repeat(20000) + '15e20001', 'none'],
+  ['number: 20000 zeros after the point, then 23 digits e20005', '0.' + '0'.repeat(20000) + '12345678901234567890123e20005', 'none'],
+  ['number: 1e-20000 with 20000 digits before the point', '3'.repeat(20000) + 'e-20000', 'none'],
   ['number: 400 digits is ±Infinity', '9'.repeat(400), 'inf', { off: 1 }],
   ['number: 0e999999999999 is 0', '0e999999999999', 'none'],
   ['number: -0.0e-5 is 0', '-0.0e-5', 'none'],
