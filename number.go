@@ -185,7 +185,8 @@ func verbatim(t []byte, digits, intEnd, fracStart, fracEnd int) bool {
 	return intEnd-digits+fracEnd-fracStart <= 15
 }
 
-// maxPow5 bounds alreadyShortest's exponents: 4 × 5^26 < 2^63.
+// maxPow5 bounds alreadyShortest's exponents: its sums of 2Δ and 5^q reach
+// 2 × 5^q, and 2 × 5^26 < 2^63.
 const maxPow5 = 26
 
 // alreadyShortest reports whether the digits of m (16 to 19 significant
