@@ -94,6 +94,8 @@ type batchItem struct {
 
 // scanBatch parses the batch text, which must be a JSON array, in one pass.
 // It returns the items and the buffer that holds their canonical bodies.
+// Past MaxBatchMessages+1 items the batch is too long to send whatever they
+// hold: the rest of the text is still parsed, but no item nor body is kept.
 func scanBatch(src []byte) ([]batchItem, []byte, error) {
 	p := newParser(src, nil, &bodyOptions)
 	defer p.release()
@@ -116,6 +118,7 @@ func scanBatch(src []byte) ([]batchItem, []byte, error) {
 	}
 	for {
 		it := batchItem{badIndex: -1}
+		keep := len(items) <= MaxBatchMessages
 		if i < len(src) && src[i] == '{' {
 			i = skipSpace(src, i+1)
 			for first := true; ; first = false {
@@ -138,6 +141,12 @@ func scanBatch(src []byte) ([]batchItem, []byte, error) {
 				var info canonInfo
 				switch string(key) {
 				case `"body"`:
+					if !keep {
+						p.out = other[:0]
+						j, _, err = p.value(i)
+						other = p.out
+						break
+					}
 					p.out = bodies
 					start := len(bodies)
 					j, info, err = p.value(i)
@@ -177,7 +186,9 @@ func scanBatch(src []byte) ([]batchItem, []byte, error) {
 			}
 			other, i = p.out, j
 		}
-		items = appendDoubling(items, it)
+		if keep {
+			items = appendDoubling(items, it)
+		}
 		if i = skipSpace(src, i); i < len(src) && src[i] == ',' {
 			i = skipSpace(src, i+1)
 			continue

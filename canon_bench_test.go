@@ -255,6 +255,23 @@ func TestWriteBenchDocs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// BenchmarkScanBatch1MiB's batch text, and the canonical bodies it
+	// scans to, one per line.
+	batch := []byte(benchBatch(MaxBatchBytes - 200))
+	if err := os.WriteFile(filepath.Join(dir, "batch-1MiB.json"), batch, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	items, buf, err := scanBatch(batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bodies []byte
+	for _, it := range items {
+		bodies = append(append(bodies, buf[it.bodyStart:it.bodyEnd]...), '\n')
+	}
+	if err := os.WriteFile(filepath.Join(dir, "batch-1MiB.canonical"), bodies, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // worstDocs returns adversarial documents of about size bytes: an object of

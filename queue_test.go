@@ -206,7 +206,7 @@ func TestErrorMessages(t *testing.T) {
 }
 
 // FuzzBatchSplit: the scan accepts exactly the texts that are JSON arrays,
-// finds one item per element, and each body it scanned is the canonical
+// finds one item per element (up to MaxBatchMessages+1), and each body it scanned is the canonical
 // form of that element's body as a JSON parser sees it.
 func FuzzBatchSplit(f *testing.F) {
 	for _, s := range []string{
@@ -231,10 +231,10 @@ func FuzzBatchSplit(f *testing.F) {
 		if err := json.Unmarshal(text, &elems); err != nil {
 			t.Fatal(err)
 		}
-		if len(elems) != len(items) {
-			t.Fatalf("%d items, %d elements", len(items), len(elems))
+		if want := min(len(elems), MaxBatchMessages+1); len(items) != want {
+			t.Fatalf("%d items of %d elements, want %d", len(items), len(elems), want)
 		}
-		for n, el := range elems {
+		for n, el := range elems[:len(items)] {
 			var obj map[string]json.RawMessage
 			isObj := json.Unmarshal(el, &obj) == nil && bytes.TrimLeft(el, " \t\r\n")[0] == '{'
 			if items[n].notObject == isObj {
@@ -256,6 +256,27 @@ func FuzzBatchSplit(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestScanBatchPastTheLimit: past MaxBatchMessages+1 items the scan keeps
+// nothing more, yet still parses to the end: a syntax error there is the
+// batch's error, and without one the batch has too many items.
+func TestScanBatchPastTheLimit(t *testing.T) {
+	p := NewMemoryPlatform()
+	p.Bind("Q", "q")
+	p.Grant("Q")
+	items := strings.Repeat(`{"body":{"a":[1,"x"]},"delaySeconds":5},`, 150)
+	text := "[" + items + `{"body":2}]`
+	got, bodies, err := scanBatch([]byte(text))
+	if err != nil || len(got) != MaxBatchMessages+1 || len(bodies) != (MaxBatchMessages+1)*len(`{"a":[1,"x"]}`) {
+		t.Fatalf("scanBatch: %d items, %d bytes of bodies, %v", len(got), len(bodies), err)
+	}
+	checkError(t, SendQueueBatch(p, "Q", text), &wantError{"violation", MsgBatchTooMany})
+	checkError(t, SendQueueBatch(p, "Q", "["+items+`{"body":2},]`), &wantError{"violation", MsgBatchNotArray})
+	checkError(t, SendQueueBatch(p, "Q", "["+items+`{"body":"\x"}]`), &wantError{"violation", MsgBatchNotArray})
+	if calls := p.Calls(); len(calls) != 0 {
+		t.Fatalf("platform called: %v", calls)
+	}
 }
 
 // FuzzSendQueueMessage: no input panics, and what reaches the platform is

@@ -60,12 +60,35 @@ for (const s of sizes) {
   };
 }
 
+// The 1 MiB batch: what SendQueueBatch does to it is parse the array and
+// write each item's body canonically; node's equivalent is JSON.parse of
+// the text and JSON.stringify of each body.
+let batch;
+const batchFile = path.join(dir, 'batch-1MiB.json');
+if (fs.existsSync(batchFile)) {
+  const buf = fs.readFileSync(batchFile);
+  const text = buf.toString('utf8');
+  const dec = new TextDecoder('utf-8', { fatal: true });
+  const bodies = (t) => JSON.parse(t).map((it) => JSON.stringify(it.body));
+  const want = path.join(dir, 'batch-1MiB.canonical');
+  const same = fs.existsSync(want)
+    ? fs.readFileSync(want, 'utf8') === bodies(text).map((b) => b + '\n').join('') ? 'yes' : 'NO'
+    : '';
+  batch = {
+    bytes: buf.length,
+    str: measure(() => bodies(text), buf.length),
+    bytesIn: measure(() => bodies(dec.decode(buf)), buf.length),
+    same,
+  };
+}
+
 const go = {};
 if (goFile) {
-  const re = /^Benchmark(Canonical|JSONValid|ReadBoundedJSON)\/(\S+?)(?:-\d+)?\s+\d+\s+[\d.]+ ns\/op\s+([\d.]+) MB\/s\s+(\d+) B\/op\s+(\d+) allocs\/op/;
+  const re = /^Benchmark(Canonical|JSONValid|ReadBoundedJSON|ScanBatch1MiB)(?:\/(\S+?))?(?:-\d+)?\s+\d+\s+[\d.]+ ns\/op\s+([\d.]+) MB\/s\s+(\d+) B\/op\s+(\d+) allocs\/op/;
   for (const line of fs.readFileSync(goFile, 'utf8').split('\n')) {
     const m = re.exec(line);
     if (!m) continue;
+    if (m[1] === 'ScanBatch1MiB') m[2] = 'batch';
     go[m[2]] = go[m[2]] || {};
     const prev = go[m[2]][m[1]];
     if (!prev || +m[3] > prev.mbs) go[m[2]][m[1]] = { mbs: +m[3], bop: +m[4], allocs: +m[5] }; // best of -count runs
@@ -91,4 +114,12 @@ for (const s of sizes) {
       pad(f(v.mbs), 17) + pad(f(n.str), 11) + pad(f(n.bytesIn), 13) + pad(n.same || '-', 6) +
       pad(f(r.mbs), 15)
   );
+}
+if (batch) {
+  const g = (go.batch || {}).ScanBatch1MiB || {};
+  const f = (x) => (x === undefined ? '-' : x.toFixed(1));
+  console.log('');
+  console.log('1 MiB batch (' + batch.bytes + ' bytes): Go scanBatch ' + f(g.mbs) + ' MB/s, ' + (g.allocs ?? '-') +
+    ' allocs/op, ' + (g.bop ?? '-') + ' B/op; node parse + stringify of each body ' + f(batch.str) +
+    ' MB/s, with TextDecoder ' + f(batch.bytesIn) + ' MB/s; same bodies: ' + (batch.same || '-'));
 }
