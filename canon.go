@@ -105,16 +105,9 @@ type parser struct {
 	o       *canonOptions
 	stack   []frame
 	members []member
-	order   []ordered
+	order   []int
 	scratch []byte
 	keyMaps []map[uint64]int // by stack level: a key's hash → its first member, for the open objects with many keys
-}
-
-// ordered is a surviving member of an object being rewritten, and its key
-// as an array index (or -1).
-type ordered struct {
-	index int64
-	k     int
 }
 
 // frame is an open array or object.
@@ -139,6 +132,7 @@ type member struct {
 	keyEnd   int     // offset after its closing quote
 	valEnd   int     // offset after the value
 	keyOff   int     // offset of the key in src
+	index    int64   // the key as an array index, or -1
 	first    int     // the member whose key this repeats, or -1
 	last     int     // for a first occurrence: the member holding the last value
 	prob     problem // of the value
@@ -339,8 +333,9 @@ func (p *parser) key(i int) (int, error) {
 	}
 	if first >= 0 {
 		p.members[first].last = k
-		f.reorder = true
-	} else if !f.reorder && arrayIndex(key) >= 0 {
+	}
+	index := arrayIndex(key)
+	if first >= 0 || index >= 0 {
 		f.reorder = true
 	}
 	if !f.mapped && k-f.memBase == 16 {
@@ -353,7 +348,7 @@ func (p *parser) key(i int) (int, error) {
 	// valEnd, depth and prob are attach's to write.
 	p.members = growDoubling(p.members)
 	m := &p.members[k]
-	m.keyStart, m.keyEnd, m.keyOff, m.first, m.last = keyStart, keyEnd, i, first, k
+	m.keyStart, m.keyEnd, m.keyOff, m.index, m.first, m.last = keyStart, keyEnd, i, index, first, k
 	return skipSpace(src, j+1), nil
 }
 
@@ -483,16 +478,14 @@ func (p *parser) rewrite(f *frame) (int, problem) {
 	ms := p.members[f.memBase:]
 	ord := p.order[:0]
 	for k := range ms {
-		if m := &ms[k]; m.first < 0 {
-			if n := arrayIndex(p.out[m.keyStart:m.keyEnd]); n >= 0 {
-				ord = append(ord, ordered{n, f.memBase + k})
-			}
+		if m := &ms[k]; m.first < 0 && m.index >= 0 {
+			ord = append(ord, f.memBase+k)
 		}
 	}
-	slices.SortFunc(ord, func(a, b ordered) int { return cmp.Compare(a.index, b.index) })
+	slices.SortFunc(ord, func(a, b int) int { return cmp.Compare(p.members[a].index, p.members[b].index) })
 	for k := range ms {
-		if m := &ms[k]; m.first < 0 && arrayIndex(p.out[m.keyStart:m.keyEnd]) < 0 {
-			ord = append(ord, ordered{-1, f.memBase + k})
+		if m := &ms[k]; m.first < 0 && m.index < 0 {
+			ord = append(ord, f.memBase+k)
 		}
 	}
 	p.order = ord
@@ -502,8 +495,8 @@ func (p *parser) rewrite(f *frame) (int, problem) {
 	if f.deep {
 		prob = f.prob // the object's own nesting problem comes first
 	}
-	for n, o := range ord {
-		m := &p.members[o.k]
+	for n, k := range ord {
+		m := &p.members[k]
 		last := &p.members[m.last]
 		if n > 0 {
 			buf = append(buf, ',')
