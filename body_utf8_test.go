@@ -2,6 +2,7 @@ package hostbridge
 
 import (
 	"encoding/hex"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -205,5 +206,44 @@ func checkStreamingBody(t *testing.T, name string, fatal bool, chunks [][]byte, 
 		t.Errorf("%s: strict pulled %d chunks, want %d", where, fb.Pulls, len(chunks))
 	case throw == throwOnChunk && !fb.Canceled, throw == throwAtFlush && fb.Canceled:
 		t.Errorf("%s: canceled %v", where, fb.Canceled)
+	}
+}
+
+// TestValidUTF8: the DFA agrees with utf8.Valid on every sequence of one
+// to three bytes, on every lead of four bytes with each second byte and a
+// few continuations, and on random strings over the bytes at the edges of
+// Table 3-7's ranges.
+func TestValidUTF8(t *testing.T) {
+	var b [4]byte
+	for n := 1; n <= 3; n++ {
+		for x := 0; x < 1<<(8*n); x++ {
+			for k := 0; k < n; k++ {
+				b[k] = byte(x >> (8 * k))
+			}
+			if validUTF8(b[:n]) != utf8.Valid(b[:n]) {
+				t.Fatalf("validUTF8(% x) = %v", b[:n], validUTF8(b[:n]))
+			}
+		}
+	}
+	for x := 0; x < 1<<16; x++ {
+		for _, tail := range [][2]byte{{0x80, 0x80}, {0xbf, 0xbf}, {0x80, 0x7f}, {0xc0, 0x80}} {
+			b = [4]byte{byte(x >> 8), byte(x), tail[0], tail[1]}
+			if validUTF8(b[:]) != utf8.Valid(b[:]) {
+				t.Fatalf("validUTF8(% x) = %v", b, validUTF8(b[:]))
+			}
+		}
+	}
+	edges := []byte{0x00, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf,
+		0xe0, 0xe1, 0xec, 0xed, 0xee, 0xef, 0xf0, 0xf1, 0xf3, 0xf4, 0xf5, 0xff, 'a'}
+	r := rand.New(rand.NewPCG(41, 43))
+	p := make([]byte, 0, 24)
+	for n := 0; n < 500000; n++ {
+		p = p[:r.IntN(25)]
+		for i := range p {
+			p[i] = edges[r.IntN(len(edges))]
+		}
+		if validUTF8(p) != utf8.Valid(p) {
+			t.Fatalf("validUTF8(% x) = %v", p, validUTF8(p))
+		}
 	}
 }

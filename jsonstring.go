@@ -21,7 +21,7 @@ func (p *parser) str(i int) (int, error) {
 		// control; a multi-byte sequence never holds one of those, so the
 		// run is whole sequences, validated in bulk.
 		k, wide := stringRun(src, j)
-		if wide && !p.o.validUTF8 && !utf8.Valid(src[j:k]) {
+		if wide && !p.o.validUTF8 && !validUTF8(src[j:k]) {
 			return j, &syntaxError{SyntaxBadUTF8, j + firstInvalid(src[j:k])}
 		}
 		if j = k; j >= len(src) {
