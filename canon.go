@@ -344,8 +344,9 @@ func (p *parser) key(i int) (int, error) {
 	if f.mapped && first < 0 {
 		p.index(f, key, k)
 	}
-	// Field by field: a member literal is built on the stack and copied.
-	// valEnd, depth and prob are attach's to write.
+	// Written field by field: a member literal would be built on the stack
+	// and then copied, its wide loads stalling on the narrow stores just
+	// made. valEnd, depth and prob are attach's to write.
 	p.members = growDoubling(p.members)
 	m := &p.members[k]
 	m.keyStart, m.keyEnd, m.keyOff, m.index, m.first, m.last = keyStart, keyEnd, i, index, first, k
@@ -370,7 +371,7 @@ func (p *parser) mapKeys(f *frame) {
 	}
 }
 
-// keyMap is the key map of f, the innermost open object, which is mapped.
+// keyMap is the key map of the innermost open object, which is mapped.
 func (p *parser) keyMap() map[uint64]int { return p.keyMaps[len(p.stack)-1] }
 
 // shortKey returns the length of the string at src[i:] when it is a short
