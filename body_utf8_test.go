@@ -2,7 +2,6 @@ package hostbridge
 
 import (
 	"encoding/hex"
-	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -235,15 +234,9 @@ func TestValidUTF8(t *testing.T) {
 	}
 	edges := []byte{0x00, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf,
 		0xe0, 0xe1, 0xec, 0xed, 0xee, 0xef, 0xf0, 0xf1, 0xf3, 0xf4, 0xf5, 0xff, 'a'}
-	r := rand.New(rand.NewPCG(41, 43))
-	p := make([]byte, 0, 24)
-	for n := 0; n < 500000; n++ {
-		p = p[:r.IntN(25)]
-		for i := range p {
-			p[i] = edges[r.IntN(len(edges))]
-		}
+	randomBytes(41, 500000, 24, edges, func(p []byte) {
 		if validUTF8(p) != utf8.Valid(p) {
 			t.Fatalf("validUTF8(% x) = %v", p, validUTF8(p))
 		}
-	}
+	})
 }

@@ -618,13 +618,7 @@ func TestStringRun(t *testing.T) {
 		}
 		return j, wide
 	}
-	r := rand.New(rand.NewPCG(7, 11))
-	src := make([]byte, 0, 11)
-	for n := 0; n < 200000; n++ {
-		src = src[:r.IntN(12)]
-		for i := range src {
-			src[i] = alphabet[r.IntN(len(alphabet))]
-		}
+	randomBytes(7, 200000, 11, alphabet, func(src []byte) {
 		for j := 0; j <= len(src); j++ {
 			gotEnd, gotWide := stringRun(src, j)
 			wantEnd, wantWide := naive(src, j)
@@ -632,6 +626,20 @@ func TestStringRun(t *testing.T) {
 				t.Fatalf("stringRun(%q, %d) = %d, %v; want %d, %v", src, j, gotEnd, gotWide, wantEnd, wantWide)
 			}
 		}
+	})
+}
+
+// randomBytes calls f with n byte strings of up to maxLen bytes drawn from
+// alphabet, seeded by seed; f must not keep them.
+func randomBytes(seed uint64, n, maxLen int, alphabet []byte, f func([]byte)) {
+	r := rand.New(rand.NewPCG(seed, uint64(maxLen)))
+	p := make([]byte, 0, maxLen)
+	for ; n > 0; n-- {
+		p = p[:r.IntN(maxLen+1)]
+		for i := range p {
+			p[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		f(p)
 	}
 }
 
@@ -833,17 +841,11 @@ func TestShortKey(t *testing.T) {
 		}
 		return 0
 	}
-	r := rand.New(rand.NewPCG(13, 31))
-	src := make([]byte, 0, 14)
-	for n := 0; n < 200000; n++ {
-		src = src[:r.IntN(15)]
-		for i := range src {
-			src[i] = alphabet[r.IntN(len(alphabet))]
-		}
+	randomBytes(13, 200000, 14, alphabet, func(src []byte) {
 		for i := 0; i < len(src); i++ {
 			if got, want := shortKey(src, i), naive(src, i); got != want {
 				t.Fatalf("shortKey(%q, %d) = %d, want %d", src, i, got, want)
 			}
 		}
-	}
+	})
 }
