@@ -185,6 +185,12 @@ rows.push(['40 keys, a marker value replaced after key 16', bigObject(20, ',"k5"
 rows.push(['40 keys, a marker key after key 16', bigObject(20, ',§"\\u0024数字":1,"k21":0'), M, 'marker']);
 rows.push(['40 keys, a marker key repeated after key 16', bigObject(20, ',§"$数字":1,"k21":0,"$数字":2'), M, 'marker']);
 rows.push(['40 keys, ±Infinity replaced after key 16', bigObject(30, ',"k1":1e999,"k1":1'), INF, 'none']);
+// Key indexes are per nesting level and reused: siblings must not see each
+// other's keys, nor an object the keys of the one it is inside.
+rows.push(['two 20-key objects side by side, only the second with duplicates',
+  '[' + bigObject(20, ',"x":1') + ',' + bigObject(20, ',"k19":"a","y":2,"x":3,"k0":"b"') + ',' + bigObject(18, '') + ']', M, 'none']);
+rows.push(['a 20-key object in a 20-key object, the same keys at both levels',
+  bigObject(20, ',"in":' + bigObject(20, ',"k2":"inner","in":0') + ',"k2":"outer","k21":1'), M, 'none']);
 
 // Rows whose text is built from a repeated piece.
 const nestRows = [
