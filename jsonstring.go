@@ -17,9 +17,9 @@ func (p *parser) str(i int) (int, error) {
 	src := p.src
 	run := i // start of the bytes to copy as they are, the opening quote first
 	for j := i + 1; ; {
-		// The bytes copied as they are run up to the next '"', '\\' or
-		// control; a multi-byte sequence never holds one of those, so the
-		// run is whole sequences, validated in bulk.
+		// What is copied as it is goes up to the next '"', '\\' or
+		// control. No multi-byte sequence holds one of those, so that run is
+		// whole sequences, validated in one go.
 		k, wide := stringRun(src, j)
 		if wide && !p.o.validUTF8 && !validUTF8(src[j:k]) {
 			return j, &syntaxError{SyntaxBadUTF8, j + firstInvalid(src[j:k])}
