@@ -233,7 +233,9 @@ func (p *MemoryPlatform) finishLocked(q *memQueue, taken []*memMsg, b *memBatch,
 				d.promote(now)
 				r.DeadLettered = append(r.DeadLettered, DeadLetter{ID: m.ID, Queue: dlq, Attempts: m.Attempts})
 				q.stats.DeadLettered++
-				m.Attempts++
+				// DESIGN.md: a dead letter starts again at attempts 1, as
+				// Miniflare's does; id, timestamp and body are kept.
+				m.Attempts = 1
 				m.tries = 0
 				d.push(m, now, 0)
 				d.stats.Sent++

@@ -118,8 +118,8 @@
 //     message of it is redelivered with attempts + 1 after its own retry
 //     delay if it was retried, else the queue's. An explicit retry counts
 //     against MaxRetries: at most MaxRetries+1 deliveries, then the
-//     dead-letter queue (id, timestamp and body kept, attempts counting on)
-//     or a drop. Between ack and retry of one message the first call wins; a
+//     dead-letter queue (id, timestamp and body kept, attempts starting
+//     again at 1, as Miniflare does) or a drop. Between ack and retry of one message the first call wins; a
 //     second retry replaces the first one's delay (as workerd does); calls
 //     after the handler returned are ignored.
 //   - Send and SendBatch refuse a delay outside 0…43200, as Cloudflare does.

@@ -47,8 +47,8 @@ import (
 //     Calls after the handler returned are ignored.
 //   - A message that fails after MaxRetries redeliveries (MaxRetries+1
 //     deliveries from this queue) goes to the DeadLetterQueue, keeping its
-//     ID, Timestamp, Body and Attempts count (its next delivery says one
-//     more); without one it is dropped and counted in QueueStats.Dropped.
+//     ID, Timestamp and Body and starting again at Attempts 1, as Miniflare
+//     does; without one it is dropped and counted in QueueStats.Dropped.
 //
 // Time comes from the platform clock: the real one, or a virtual one
 // (VirtualClock) that moves only by Advance, so tests never sleep. Deliver
