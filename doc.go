@@ -124,6 +124,10 @@
 //     after the handler returned are ignored.
 //   - Send and SendBatch refuse a delay outside 0…43200, as Cloudflare does.
 //     Counters always satisfy Sent = Acked + DeadLettered + Dropped + Pending.
+//   - The record of producer calls (Calls) keeps the last DefaultCallLimit
+//     (1000) calls unless SetCallLimit says otherwise, in a ring, so a
+//     long-running host's record is bounded and recording a call costs the
+//     same at any limit.
 //
 // 网页入站: event and URL pieces:
 //   - Only fetch, service-fetch and durable-fetch carry a request; any other

@@ -159,6 +159,60 @@ func TestMemorySendRejected(t *testing.T) {
 	}
 }
 
+// TestMemoryCallLimit: a new platform keeps exactly the last
+// DefaultCallLimit (1000) calls, oldest first; SetCallLimit keeps the last
+// n of them, in order, also after the ring has wrapped.
+func TestMemoryCallLimit(t *testing.T) {
+	p := newVirtual(t)
+	sendN(t, p, 2500, 0)
+	bodies := func() []string {
+		var out []string
+		for _, c := range p.Calls() {
+			out = append(out, string(c.Messages[0].Body))
+		}
+		return out
+	}
+	want := func(from, to int) []string {
+		var out []string
+		for i := from; i < to; i++ {
+			out = append(out, strconv.Itoa(i))
+		}
+		return out
+	}
+	if got := bodies(); DefaultCallLimit != 1000 || !reflect.DeepEqual(got, want(1500, 2500)) {
+		t.Fatalf("default record: %d calls, %v … ", len(got), got[:min(3, len(got))])
+	}
+	p.SetCallLimit(10)
+	if got := bodies(); !reflect.DeepEqual(got, want(2490, 2500)) {
+		t.Fatalf("after SetCallLimit(10): %v", got)
+	}
+	p.SetCallLimit(12)
+	sendN(t, p, 5, 0) // bodies 0…4 again
+	if got := bodies(); !reflect.DeepEqual(got, append(want(2493, 2500), want(0, 5)...)) {
+		t.Fatalf("after SetCallLimit(12) and 5 more: %v", got)
+	}
+}
+
+// BenchmarkMemorySendCallLimit sends one small message per op with a full
+// record of 1000 (the default) and of 100000 calls: the cost per Send does
+// not depend on the limit.
+func BenchmarkMemorySendCallLimit(b *testing.B) {
+	for _, limit := range []int{DefaultCallLimit, 100000} {
+		b.Run(strconv.Itoa(limit), func(b *testing.B) {
+			p := newVirtual(b)
+			p.SetCallLimit(limit)
+			sendN(b, p, limit, 0) // a full record: every op below replaces the oldest call
+			body := []byte(`{"n":1}`)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := p.Send("B", body, SendOptions{ContentType: contentTypeJSON}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // TestMemorySendDelay: a message with DelaySeconds is ready that many
 // seconds after the send, not a nanosecond before.
 func TestMemorySendDelay(t *testing.T) {
@@ -254,7 +308,6 @@ func TestMemoryConsumerSettingsLimits(t *testing.T) {
 		if got := p.Consumer("q"); tc.ok != (got == s) {
 			t.Errorf("%+v: settings now %+v", s, got)
 		}
-		p.SetConsumer("q", DefaultConsumerSettings())
 	}
 	if d := DefaultConsumerSettings(); d != (ConsumerSettings{MaxBatchSize: 10, MaxBatchTimeout: 5 * time.Second, MaxRetries: 3}) {
 		t.Errorf("defaults %+v", d)
