@@ -34,7 +34,7 @@ func ReadInboundText(ev Event, limit int) (BodyStatus, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	st, body, _, err := readBody(r, limit, false, keepText)
+	st, body, err := readBody(r, limit, false, keepText)
 	if err != nil || st != BodyOK {
 		return st, "", err
 	}
@@ -58,7 +58,7 @@ func ReadInboundStrictText(ev Event, limit int) (BodyStatus, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	st, body, _, err := readBody(r, limit, true, keepText)
+	st, body, err := readBody(r, limit, true, keepText)
 	if err != nil || st != BodyOK {
 		return st, "", err
 	}
@@ -74,7 +74,7 @@ func ReadInboundBytes(ev Event, limit int) (BodyStatus, []byte, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	st, body, _, err := readBody(r, limit, false, keepBytes)
+	st, body, err := readBody(r, limit, false, keepBytes)
 	if err != nil || st != BodyOK {
 		return st, nil, err
 	}
@@ -101,11 +101,11 @@ func ReadInboundBoundedJSON(ev Event, limit int) (BodyStatus, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	st, body, _, err := readBody(r, limit, true, keepScratch)
+	st, body, err := readBody(r, limit, true, keepScratch)
 	if err != nil || st != BodyOK {
 		return st, "", err
 	}
-	out, err := body.canonical()
+	out, err := body.canonical(false)
 	if err != nil {
 		return BodyInvalidJSON, err.Error(), nil
 	}
@@ -113,17 +113,15 @@ func ReadInboundBoundedJSON(ev Event, limit int) (BodyStatus, string, error) {
 }
 
 // ReadInboundJSON is 读取入站癸象正文文 (JSON 正文): the request body as
-// canonical JSON, read by the rules of ReadInboundStrictText with the fixed
-// limit JSONBodyLimit ("先按上述规则以 2 MiB 上限读取字节"). Every problem is
-// a catchable Failure ("下列情形都是可捕获的豫言异常"):
+// canonical JSON, its bytes read by the rules of ReadInboundBytes with the
+// fixed limit JSONBodyLimit ("先按上述规则以 2 MiB 上限读取字节"), then "以
+// UTF-8 解码（剥除 BOM）" leniently, as Request.json() decodes (DESIGN.md):
+// each ill-formed sequence becomes U+FFFD, as ReadInboundText decodes. Every
+// problem is a catchable Failure ("下列情形都是可捕获的豫言异常"):
 //   - no current HTTP request: MsgNoRequest;
 //   - status 1, or a canonical text over JSONBodyLimit ("规范化后的文字也不得
 //     超过 2 MiB"): MsgJSONBodyTooLarge;
 //   - status 2: MsgJSONBodyNone; status 3: MsgJSONBodyUsed;
-//   - invalid UTF-8: MsgJSONBodyInvalid + "SyntaxError: Invalid UTF-8 in JSON
-//     at position n", n the byte offset of the first bad sequence in the text
-//     after its BOM (a truncated sequence at the end counts from its first
-//     byte);
 //   - invalid JSON or nesting over MaxJSONDepth: MsgJSONBodyInvalid + the
 //     parser's reason.
 func ReadInboundJSON(ev Event) (string, error) {
@@ -131,7 +129,7 @@ func ReadInboundJSON(ev Event) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	st, body, bad, err := readBody(r, JSONBodyLimit, true, keepScratch)
+	st, body, err := readBody(r, JSONBodyLimit, false, keepScratch)
 	if err != nil {
 		return "", err
 	}
@@ -142,11 +140,8 @@ func ReadInboundJSON(ev Event) (string, error) {
 		return "", failure(MsgJSONBodyNone, nil)
 	case BodyUsed:
 		return "", failure(MsgJSONBodyUsed, nil)
-	case BodyInvalidUTF8:
-		serr := &syntaxError{reason: SyntaxBadUTF8, off: bad}
-		return "", failure(MsgJSONBodyInvalid+serr.Error(), serr)
 	}
-	out, err := body.canonical()
+	out, err := body.canonical(true)
 	if err != nil {
 		return "", failure(MsgJSONBodyInvalid+err.Error(), err)
 	}
@@ -157,17 +152,30 @@ func ReadInboundJSON(ev Event) (string, error) {
 }
 
 // inboundCanon is how both inbound JSON functions parse: at most
-// MaxJSONDepth levels, ±Infinity written null; the strict read has
-// validated the UTF-8 already.
+// MaxJSONDepth levels, ±Infinity written null; the text is valid UTF-8
+// already (read strictly, or decoded leniently).
 var inboundCanon = &canonOptions{maxDepth: MaxJSONDepth, infToNull: true, validUTF8: true}
 
-// canonical returns the canonical JSON text of a body read strictly with
-// keepScratch, its BOM stripped. The body and the canonical bytes are
-// scratch, kept in a pool between calls; only the returned text is new.
-func (d bodyData) canonical() (string, error) {
+// canonical returns the canonical JSON text of a body read with
+// keepScratch, its BOM stripped: a body read strictly (valid UTF-8), or,
+// with lenient, any body, decoded as TextDecoder does. The body and the
+// canonical bytes are scratch, kept in a pool between calls; only the
+// returned text is new (and, for a lenient body that is not UTF-8, its
+// decoding).
+func (d bodyData) canonical(lenient bool) (string, error) {
 	src := d.blocks[0] // read with keepScratch: one buffer
 	defer putScratch(src)
-	src = trimBOM(src)
+	if lenient && !validUTF8(src) {
+		// BOM stripped; at most 3 × JSONBodyLimit bytes, so never over
+		// MaxLenientTextBytes.
+		s, err := decodeLenient(string(src))
+		if err != nil {
+			return "", err
+		}
+		src = []byte(s)
+	} else {
+		src = trimBOM(src)
+	}
 	out, _, err := canonical(getScratch(len(src)+16), src, inboundCanon)
 	defer putScratch(out)
 	if err != nil {
@@ -219,8 +227,7 @@ const readBufferMax = 64 << 10
 
 // readBody reads the body of r under limit and returns its status and, for
 // status 0, its data. With strict, each chunk is validated as UTF-8 as it
-// arrives, and status 4 comes with bad, the offset of the first bad sequence
-// in the text after a leading BOM. With text, the data is wanted as a string
+// arrives (status 4). With text, the data is wanted as a string
 // (bodyData.string), else as bytes (bodyData.bytes). The order of the checks
 // is the spec's:
 //
@@ -245,18 +252,18 @@ const readBufferMax = 64 << 10
 // what was read so far (at least readInitialSize): a body read in several
 // blocks costs at most about 1/16 more than its size, plus one copy into a
 // single buffer or string at the end.
-func readBody(r Request, limit int, strict bool, mode keepMode) (st BodyStatus, body bodyData, bad int, err error) {
+func readBody(r Request, limit int, strict bool, mode keepMode) (st BodyStatus, body bodyData, err error) {
 	b := r.Body()
 	if b == nil || isBodyless(r.Method()) {
-		return BodyNone, body, 0, nil
+		return BodyNone, body, nil
 	}
 	if b.Used() {
-		return BodyUsed, body, 0, nil
+		return BodyUsed, body, nil
 	}
 	size := readInitialSize
 	switch n, over := declaredLength(r.Header(), limit); {
 	case over:
-		return BodyTooLarge, body, 0, nil
+		return BodyTooLarge, body, nil
 	case n >= 0 && mode == keepText:
 		body.sb = new(strings.Builder)
 		body.sb.Grow(n)
@@ -268,8 +275,6 @@ func readBody(r Request, limit int, strict bool, mode keepMode) (st BodyStatus, 
 	rc := b.Open()
 	defer func() { _ = rc.Close() }()
 	var v utf8Validator
-	var head [3]byte // the body's first bytes, for bomOffset
-	nh := 0
 	block := newBlock(size, limit+1)
 	if mode == keepScratch {
 		block = getScratch(min(size, limit+1))
@@ -288,31 +293,30 @@ func readBody(r Request, limit int, strict bool, mode keepMode) (st BodyStatus, 
 		room := min(cap(block), len(block)+limit+1-body.n)
 		k, rerr := rc.Read(block[len(block):room])
 		if k < 0 || k > room-len(block) {
-			return 0, bodyData{}, 0, failure(MsgBodyReadFailed+errReadCount.Error(), errReadCount)
+			return 0, bodyData{}, failure(MsgBodyReadFailed+errReadCount.Error(), errReadCount)
 		}
 		chunk := block[len(block) : len(block)+k]
 		block = block[:len(block)+k]
 		body.n += k
 		if body.n > limit {
-			return BodyTooLarge, bodyData{}, 0, nil
+			return BodyTooLarge, bodyData{}, nil
 		}
-		nh += copy(head[nh:], chunk)
 		if strict && !v.feed(chunk) {
-			return BodyInvalidUTF8, bodyData{}, bomOffset(head[:nh], v.pos), nil
+			return BodyInvalidUTF8, bodyData{}, nil
 		}
 		if rerr == io.EOF {
 			break
 		}
 		if rerr != nil {
-			return 0, bodyData{}, 0, failure(MsgBodyReadFailed+rerr.Error(), rerr)
+			return 0, bodyData{}, failure(MsgBodyReadFailed+rerr.Error(), rerr)
 		}
 	}
 	if strict && v.nc > 0 {
 		// "末尾残缺序列"
-		return BodyInvalidUTF8, bodyData{}, bomOffset(head[:nh], v.pos), nil
+		return BodyInvalidUTF8, bodyData{}, nil
 	}
 	body.add(block)
-	return BodyOK, body, 0, nil
+	return BodyOK, body, nil
 }
 
 // keepMode is how readBody keeps the body it reads.
@@ -405,15 +409,6 @@ func (d bodyData) string() string {
 		sb.Write(b)
 	}
 	return sb.String()
-}
-
-// bomOffset is the offset of i in the text after a leading BOM, head being
-// the body's first (up to 3) bytes.
-func bomOffset(head []byte, i int) int {
-	if string(head) == utf8BOM && i >= 3 {
-		return i - 3
-	}
-	return i
 }
 
 // errReadCount is the cause of a read failure when a host's Read breaks the

@@ -3,6 +3,7 @@ package hostbridge
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -194,15 +195,18 @@ func FuzzBodyReaders(f *testing.F) {
 // FuzzBoundedJSON checks that ReadInboundBoundedJSON never fails on any body
 // in any chunking: status 4 exactly for invalid UTF-8; otherwise 0 with a
 // valid JSON text that does not depend on the chunking, or 5 with a
-// SyntaxError reason.
+// SyntaxError reason. ReadInboundJSON gives for the same chunks what the
+// bounded function gives for the body's lenient decoding.
 func FuzzBoundedJSON(f *testing.F) {
 	addBodySeeds(f)
 	f.Add([]byte(`{"a":[1,2,{"b":null}],"c":"\u00e9"}`), []byte{2, 2, 2})
+	f.Add([]byte("\xef\xbb\xbf[\"\xff\xed\xa0\x80\"]"), []byte{4, 1})
 	f.Fuzz(func(t *testing.T, body, cuts []byte) {
 		st, s, _, err := readChunks(cutChunks(body, cuts), ReadInboundBoundedJSON, MaxBoundedJSONLimit)
 		if err != nil {
 			t.Fatal(err)
 		}
+		checkLenientJSON(t, body, cutChunks(body, cuts))
 		st1, s1, _, _ := readChunks([][]byte{body}, ReadInboundBoundedJSON, MaxBoundedJSONLimit)
 		if st != st1 || s != s1 {
 			t.Fatalf("chunked (%d, %q), whole (%d, %q)", st, s, st1, s1)
@@ -224,4 +228,23 @@ func FuzzBoundedJSON(f *testing.F) {
 			t.Fatalf("status %d", st)
 		}
 	})
+}
+
+// checkLenientJSON checks ReadInboundJSON on chunks of body against the
+// bounded function on the body's lenient decoding (with a BOM in front, the
+// one both strip).
+func checkLenientJSON(t *testing.T, body []byte, chunks [][]byte) {
+	t.Helper()
+	got, err := ReadInboundJSON(NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, &FakeBody{Chunks: chunks}))
+	text := []byte(utf8BOM + refDecode(body))
+	st, want, _, _ := readChunks([][]byte{text}, ReadInboundBoundedJSON, MaxBoundedJSONLimit)
+	var e *Error
+	switch {
+	case st == BodyOK && (err != nil || got != want):
+		t.Fatalf("ReadInboundJSON: (%q, %v), want %q", got, err, want)
+	case st == BodyInvalidJSON && (!errors.As(err, &e) || e.Msg != MsgJSONBodyInvalid+want):
+		t.Fatalf("ReadInboundJSON: (%q, %v), want the error %q", got, err, MsgJSONBodyInvalid+want)
+	case st != BodyOK && st != BodyInvalidJSON:
+		t.Fatalf("bounded function on the decoded text: status %d", st)
+	}
 }

@@ -194,14 +194,16 @@
 //     that doubles within the limit, and canonicalise into another, so once
 //     the pool is warm only the returned text is new.
 //     The package uses no unsafe.
-//   - The inbound JSON functions read as the strict reader does, strip the
-//     BOM and canonicalise with a 1000-level parser bound, ±Infinity written
-//     as null. Every failure of ReadInboundJSON is a catchable Failure:
-//     MsgJSONBodyTooLarge (input over 2 MiB or canonical text over 2 MiB),
-//     MsgJSONBodyNone, MsgJSONBodyUsed, or MsgJSONBodyInvalid followed by a
-//     SyntaxError reason; invalid UTF-8 reads "SyntaxError: Invalid UTF-8 in
-//     JSON at position n", n the byte offset after the BOM. An empty body is
-//     status 5 for the bounded function.
+//   - ReadInboundBoundedJSON reads as the strict reader does (invalid UTF-8
+//     is status 4); ReadInboundJSON reads the bytes as ReadInboundBytes does
+//     and decodes them leniently, as Request.json() does (the spec says only
+//     "以 UTF-8 解码（剥除 BOM）" for it): 22 FF 22 gives "\uFFFD". Both strip
+//     the BOM and canonicalise with a 1000-level parser bound, ±Infinity
+//     written as null. Every failure of ReadInboundJSON is a catchable
+//     Failure: MsgJSONBodyTooLarge (input over 2 MiB or canonical text over
+//     2 MiB), MsgJSONBodyNone, MsgJSONBodyUsed, or MsgJSONBodyInvalid
+//     followed by a SyntaxError reason, whose position counts UTF-8 bytes of
+//     the decoded text. An empty body is status 5 for the bounded function.
 //
 // Canonical JSON details:
 //   - A syntax error is worded "SyntaxError: <reason> in JSON at position
