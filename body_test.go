@@ -2,7 +2,9 @@ package hostbridge
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
+	"math"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -178,15 +180,11 @@ func TestContentLength(t *testing.T) {
 	}
 }
 
-// TestContentLengthWrong: a Content-Length within the limit only sizes the
-// buffers; "只按流式计数判断" — a body longer or shorter than declared is
-// read whole, in order, whatever the chunking. A text reader's body passes
-// from the builder grown to the declared length to further blocks when more
-// arrives.
+// TestContentLengthWrong: a Content-Length within the limit is only
+// prechecked; "只按流式计数判断" — a body longer or shorter than declared is
+// read whole, in order, whatever the chunking.
 func TestContentLengthWrong(t *testing.T) {
 	body := strings.Repeat("0123456789abcdefé東👍\n", 1000) // 27 000 bytes, characters cut by the chunks
-	// 9500: a block does not fit what the builder has left and is kept; the
-	// last one, partly filled, would fit, but must follow the kept one.
 	for _, declared := range []int{0, 1, 511, 512, 5000, 9500, len(body) - 1, len(body), len(body) + 1, 60000, 1 << 20} {
 		for _, chunk := range []int{1000, 777, 65536} {
 			var chunks []string
@@ -477,9 +475,10 @@ func TestBoundedJSON(t *testing.T) {
 	}
 }
 
-// TestReadMemory: "宿主最多持有已接受的字节再加使总数越界的那一块". A declared
-// Content-Length within the limit is allocated once (at most 1.1 × the body
-// per read); without it the buffer doubles (at most 2.1 ×).
+// TestReadMemory: "宿主最多持有已接受的字节再加使总数越界的那一块", and memory
+// follows what arrived. In steady state (the block pools warm) a read
+// allocates at most 1.25 × the body, with or without a declared
+// Content-Length.
 func TestReadMemory(t *testing.T) {
 	for _, size := range []int{4 << 20, 3<<20 + 12345} {
 		chunks := splitChunks(bytes.Repeat([]byte("0123456789abcdef"), size/16+1)[:size], 64<<10)
@@ -487,15 +486,20 @@ func TestReadMemory(t *testing.T) {
 	}
 	// Over the limit: nothing held beyond limit+1 bytes, and the blocks.
 	chunks := splitChunks(make([]byte, 4<<20), 64<<10)
-	fb := &FakeBody{Chunks: chunks}
-	ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, fb)
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	st, _, _ := ReadInboundBytes(ev, 1<<20)
-	runtime.ReadMemStats(&after)
-	if alloc := after.TotalAlloc - before.TotalAlloc; st != BodyTooLarge || alloc > 11*(1<<20)/10 {
+	ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, &FakeBody{Chunks: chunks})
+	var st BodyStatus
+	if alloc := allocated(func() { st, _, _ = ReadInboundBytes(ev, 1<<20) }); st != BodyTooLarge || alloc > 11*(1<<20)/10 {
 		t.Errorf("over a 1 MiB limit: status %d, allocated %d", st, alloc)
 	}
+}
+
+// allocated is the bytes f allocates (runtime.MemStats.TotalAlloc).
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }
 
 func readMemory(t *testing.T, size int, chunks [][]byte) {
@@ -505,24 +509,81 @@ func readMemory(t *testing.T, size int, chunks [][]byte) {
 			if declared {
 				h.Set("Content-Length", strconv.Itoa(size))
 			}
-			fb := &FakeBody{Chunks: chunks}
-			ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", h, fb)
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			st, got, err := r.read(ev, MaxBodyLimit)
-			runtime.ReadMemStats(&after)
-			alloc := after.TotalAlloc - before.TotalAlloc
-			if r.name != "ReadInboundBytes" {
-				// The []byte(s) of the test's wrapper.
-				alloc -= uint64(len(got))
+			// The least of three reads after one that warms the pools.
+			least := uint64(math.MaxUint64)
+			for i := 0; i < 4; i++ {
+				ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", h, &FakeBody{Chunks: chunks})
+				var (
+					st  BodyStatus
+					got []byte
+					err error
+				)
+				alloc := allocated(func() { st, got, err = r.read(ev, MaxBodyLimit) })
+				if err != nil || st != BodyOK || len(got) != size {
+					t.Fatalf("%s: (%d, %d bytes, %v)", r.name, st, len(got), err)
+				}
+				if r.name != "ReadInboundBytes" {
+					alloc -= uint64(len(got)) // the []byte(s) of the test's wrapper
+				}
+				if i > 0 {
+					least = min(least, alloc)
+				}
 			}
-			ratio := float64(alloc) / float64(size)
-			if err != nil || st != BodyOK || len(got) != size {
-				t.Fatalf("%s: (%d, %d bytes, %v)", r.name, st, len(got), err)
+			ratio, want := float64(least)/float64(size), 1.25
+			if raceEnabled {
+				want = 1.6 // a quarter of the blocks not reused
 			}
 			t.Logf("%s, Content-Length declared %v: allocated %.3f × the body", r.name, declared, ratio)
-			if want := map[bool]float64{true: 1.1, false: 2.1}[declared]; ratio > want {
-				t.Errorf("%s, Content-Length declared %v: allocated %.2f × the body, want ≤ %.1f", r.name, declared, ratio, want)
+			if ratio > want {
+				t.Errorf("%s, Content-Length declared %v: allocated %.2f × the body, want ≤ %.2f", r.name, declared, ratio, want)
+			}
+		}
+	}
+}
+
+// TestBlockSizes: the blocks double with what was read, from blockMin to
+// blockMax, never over what arrived (past blockMin), and each comes from
+// and goes back to the pool of its size.
+func TestBlockSizes(t *testing.T) {
+	if blockMin<<(blockClasses-1) != blockMax {
+		t.Fatalf("%d classes from %d do not reach %d", blockClasses, blockMin, blockMax)
+	}
+	for n := 0; n < 1<<20; n += 97 {
+		size := blockSize(n)
+		if size&(size-1) != 0 || size < blockMin || size > blockMax || size > max(blockMin, n) || size < min(blockMax, n/2) {
+			t.Fatalf("blockSize(%d) = %d", n, size)
+		}
+	}
+	for size := blockMin; size <= blockMax; size *= 2 {
+		b := getBlock(size)
+		if len(*b) != 0 || cap(*b) != size {
+			t.Fatalf("getBlock(%d): len %d cap %d", size, len(*b), cap(*b))
+		}
+		*b = append(*b, 1)
+		putBlock(b)
+	}
+}
+
+// TestReadMemoryFalseLength: a 1-byte body that declares a Content-Length
+// within the limit (16000000, or just under the JSON functions' limits)
+// costs what arrived, not what was declared: under 1 MiB for every reader,
+// with the pools cold or warm.
+func TestReadMemoryFalseLength(t *testing.T) {
+	read := map[string]func(Event) error{
+		"ReadInboundBytes":       func(ev Event) error { _, _, err := ReadInboundBytes(ev, MaxBodyLimit); return err },
+		"ReadInboundText":        func(ev Event) error { _, _, err := ReadInboundText(ev, MaxBodyLimit); return err },
+		"ReadInboundStrictText":  func(ev Event) error { _, _, err := ReadInboundStrictText(ev, MaxBodyLimit); return err },
+		"ReadInboundBoundedJSON": func(ev Event) error { _, _, err := ReadInboundBoundedJSON(ev, MaxBoundedJSONLimit); return err },
+		"ReadInboundJSON":        func(ev Event) error { _, err := ReadInboundJSON(ev); return err },
+	}
+	declared := map[string]string{"ReadInboundBoundedJSON": "8000000", "ReadInboundJSON": "2000000"}
+	for name, f := range read {
+		cl := cmp.Or(declared[name], "16000000")
+		for i := 0; i < 2; i++ {
+			ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", http.Header{"Content-Length": {cl}}, &FakeBody{Chunks: [][]byte{[]byte("1")}})
+			var err error
+			if alloc := allocated(func() { err = f(ev) }); err != nil || alloc >= 1<<20 {
+				t.Errorf("%s, 1 byte declared %s (read %d): allocated %d bytes, %v", name, cl, i+1, alloc, err)
 			}
 		}
 	}

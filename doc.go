@@ -185,15 +185,17 @@
 //     stream is always closed; a Close error is swallowed. A Read returning
 //     a count outside 0…len(p) is a Failure too. ReadInboundBytes gives a
 //     non-nil empty slice for an empty body, nil for every other status.
-//   - Memory: a body never costs more than the accepted bytes plus the
-//     chunk that crossed the limit. A text read with a declared
-//     Content-Length within the limit goes through a read buffer of 1/16 of
-//     it (512 B to 64 KiB) into a strings.Builder of that size (about 1.0x
-//     the body); other reads keep blocks growing by 1/16 and join them once
-//     (about 2.1x). The JSON functions read the body into one pooled buffer
-//     that doubles within the limit, and canonicalise into another, so once
-//     the pool is warm only the returned text is new.
-//     The package uses no unsafe.
+//   - Memory follows what arrived, never what was declared: a
+//     Content-Length is only prechecked, never used to reserve memory (a
+//     1-byte body declaring 16000000 costs one 512-byte block). Every reader
+//     reads into pooled blocks that double with what arrived, 512 B to 64
+//     KiB, so a read holds at most the bytes received (limit+1 at most)
+//     plus one block no larger than what arrived (or 512 B); the result is
+//     one new slice
+//     or string of the body's size, so in steady state a read allocates
+//     about 1.0x the body. The JSON functions join the blocks in a pooled
+//     buffer and canonicalise into another: once the pools are warm only
+//     the returned text is new. The package uses no unsafe.
 //   - ReadInboundBoundedJSON reads as the strict reader does (invalid UTF-8
 //     is status 4); ReadInboundJSON reads the bytes as ReadInboundBytes does
 //     and decodes them leniently, as Request.json() does (the spec says only
