@@ -420,7 +420,7 @@ func TestReadInboundJSONErrors(t *testing.T) {
 // is validated; 读取入站癸象正文文 decoding leniently), their expectations
 // computed by node's TextDecoder and JSON.
 func TestInboundBodyDecisions(t *testing.T) {
-	if rows := runInboundRows(t, "inbound-body.json"); rows != 6 {
+	if rows := runInboundRows(t, "inbound-body.json"); rows != 10 {
 		t.Errorf("%d rows", rows)
 	}
 }
@@ -538,6 +538,55 @@ func readMemory(t *testing.T, size int, chunks [][]byte) {
 				t.Errorf("%s, Content-Length declared %v: allocated %.2f × the body, want ≤ %.2f", r.name, declared, ratio, want)
 			}
 		}
+	}
+}
+
+// TestCountBeforeValidating: a strict read counts a whole chunk against the
+// limit before it validates any byte of it, whatever the reader's buffers
+// and pools hold (issue 9's repros).
+func TestCountBeforeValidating(t *testing.T) {
+	chunk := append([]byte{0xff}, strings.Repeat("a", 700)...) // one chunk of 701 bytes
+	read := func(f func(Event, int) BodyStatus, limit int, chunks ...[]byte) (BodyStatus, *FakeBody) {
+		fb := &FakeBody{Chunks: chunks}
+		return f(NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, fb), limit), fb
+	}
+	strict := func(ev Event, n int) BodyStatus { st, _, _ := ReadInboundStrictText(ev, n); return st }
+	bounded := func(ev Event, n int) BodyStatus { st, _, _ := ReadInboundBoundedJSON(ev, n); return st }
+	for limit := 512; limit <= 701; limit++ {
+		want := BodyTooLarge
+		if limit == 701 {
+			want = BodyInvalidUTF8
+		}
+		for name, f := range map[string]func(Event, int) BodyStatus{"strict": strict, "bounded JSON": bounded} {
+			if st, fb := read(f, limit, chunk); st != want || fb.Pulls != 1 || !fb.Canceled {
+				t.Fatalf("%s, 701-byte chunk FF a…, limit %d: status %d (pulls %d), want %d", name, limit, st, fb.Pulls, want)
+			}
+		}
+	}
+	// ReadInboundBoundedJSON(ev, 600): the same cold and with the pools warm
+	// from a large body.
+	for i := 0; i < 3; i++ {
+		if st, _ := read(bounded, 600, chunk); st != BodyTooLarge {
+			t.Fatalf("bounded JSON, limit 600, read %d: status %d, want 1", i+1, st)
+		}
+		big := "[" + strings.Repeat("1,", 1<<20) + "1]"
+		if st, _ := read(bounded, MaxBoundedJSONLimit, []byte(big)); st != BodyOK {
+			t.Fatalf("warming read: status %d", st)
+		}
+	}
+	// One 3 MiB chunk starting FF: over 2 MiB, not invalid.
+	huge := append([]byte{0xff}, bytes.Repeat([]byte("a"), 3<<20-1)...)
+	ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, &FakeBody{Chunks: [][]byte{huge}})
+	if _, err := ReadInboundJSON(ev); err == nil || err.Error() != MsgJSONBodyTooLarge {
+		t.Errorf("ReadInboundJSON on 3 MiB starting FF: %v, want %s", err, MsgJSONBodyTooLarge)
+	}
+	if st, _ := read(bounded, JSONBodyLimit, huge); st != BodyTooLarge {
+		t.Errorf("bounded JSON, limit 2 MiB, 3 MiB starting FF: status %d, want 1", st)
+	}
+	// Chunks a, FF, bcdef at limit 5: the second chunk is complete and bad
+	// before the third is pulled.
+	if st, fb := read(strict, 5, []byte("a"), []byte{0xff}, []byte("bcdef")); st != BodyInvalidUTF8 || fb.Pulls != 2 {
+		t.Errorf("chunks a, FF, bcdef at limit 5: status %d, pulls %d; want 4 after 2", st, fb.Pulls)
 	}
 }
 

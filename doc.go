@@ -174,10 +174,18 @@
 //     them with ", ") or any other form are ignored; leading zeros count as
 //     digits, so 19 digits of 0000…1 is status 1. A declared length that is
 //     wrong is left to the streaming count.
-//   - Each chunk is counted first (over the limit: cancel, 1), then the
-//     strict reader validates it, carrying only a cut-off sequence across
+//   - Each chunk is counted whole first (over the limit: cancel, 1), then
+//     the strict reader validates it, carrying only a cut-off sequence across
 //     chunks; a sequence no byte could complete (E0 80, ED A0) is 4 at once,
-//     a truncated one at the end is 4. Both text readers strip one leading
+//     a truncated one at the end is 4. A chunk is what the stream delivers
+//     in one pull: a Read that returns less than its buffer, or ends the
+//     stream, ends one; a Read that fills its buffer may have cut one, so
+//     its bytes are counted at once but validated only when a later Read
+//     ends the chunk. So the status never depends on the reader's buffer
+//     sizes or pools (one 701-byte chunk FF a… is 1 at any limit under 701).
+//     A chunk that ends exactly where a buffer ends cannot be told from a
+//     longer one and is joined to the next: that can only turn a 4 into a 1,
+//     when the next chunk crosses the limit. Both text readers strip one leading
 //     BOM, also when it is split across chunks; the 16 MiB lenient limit
 //     counts decoded UTF-8 bytes and applies only to a body within the limit.
 //   - A stream error is Failure MsgBodyReadFailed + its text, after the bytes

@@ -141,6 +141,7 @@ const doc = {
   source: 'hostbridge decisions (DESIGN.md, issue 9), not a spec table: requests written by hand, expectations computed by testdata/gen/inbound-body.js with Node.js ' + process.version + ' (TextDecoder, JSON)',
   format: 'see testdata/README.md, section 网页入站 body rows',
   tables: [
+    { table: '先计数后验证（宿主桥决定）', rows: countFirst },
     { table: '读取入站癸象正文文 宽松解码（宿主桥决定）', rows: lenientJSON },
   ],
 };
