@@ -50,8 +50,9 @@ func ReadInboundText(ev Event, limit int) (BodyStatus, string, error) {
 // to the reading; then:
 //   - "严格文字按 fatal 解码：过长编码、代理对编码、越界码点、孤立的延续字节与
 //     末尾残缺序列都算非法，得状态 4，且发现后立即取消读取流" — each chunk is
-//     validated as it arrives (after it is counted against the limit), an
-//     incomplete sequence at its end carried into the next;
+//     validated once it has arrived whole and been counted against the limit
+//     (bodyReader.read), an incomplete sequence at its end carried into the
+//     next;
 //   - "合法的正文与宽松文字的结果相同": a leading BOM is stripped.
 func ReadInboundStrictText(ev Event, limit int) (BodyStatus, string, error) {
 	r, err := limitedRequest(ev, limit, MaxBodyLimit, MsgBodyLimitRange)
@@ -78,8 +79,7 @@ func ReadInboundBytes(ev Event, limit int) (BodyStatus, []byte, error) {
 	if err != nil || st != BodyOK {
 		return st, nil, err
 	}
-	p := body.bytes()
-	return BodyOK, p[:len(p):len(p)], nil
+	return BodyOK, body.bytes(), nil
 }
 
 // ReadInboundBoundedJSON is 读取入站有限癸象正文文 上限 (有限 JSON 正文): the
@@ -416,7 +416,8 @@ func (d *bodyData) release() {
 	d.blocks = nil
 }
 
-// bytes returns the body as a new slice, never nil.
+// bytes returns the body as a new slice of its length and capacity, never
+// nil.
 func (d *bodyData) bytes() []byte {
 	p := d.appendTo(make([]byte, 0, d.n))
 	d.release()
