@@ -1,4 +1,4 @@
-package main
+package pagehost
 
 import (
 	"context"
@@ -17,9 +17,9 @@ import (
 )
 
 // start runs a pagequeue host on a loopback port until the test ends.
-func start(t *testing.T, cfg config) (*host, string, context.CancelFunc, chan error) {
+func start(t *testing.T, cfg Config) (*host, string, context.CancelFunc, chan error) {
 	t.Helper()
-	h, err := newHost(cfg, io.Discard)
+	h, err := newHost(cfg, NewMemoryStore(), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,9 +34,12 @@ func start(t *testing.T, cfg config) (*host, string, context.CancelFunc, chan er
 	return h, "http://" + ln.Addr().String(), cancel, done
 }
 
-func testConfig() config {
-	return config{fail: 0.3, retryDelay: 0, maxRetries: 3, batchSize: 10, batchTimeout: 5 * time.Millisecond, consumers: 2, seed: 1}
+func testConfig() Config {
+	return Config{Fail: 0.3, RetryDelay: 0, MaxRetries: 3, BatchSize: 10, BatchTimeout: 5 * time.Millisecond, Consumers: 2, Seed: 1}
 }
+
+// mem is the host's store, a MemoryStore in these tests.
+func (h *host) mem() *MemoryStore { return h.store.(*MemoryStore) }
 
 func post(t testing.TB, c *http.Client, url, body string) (int, map[string]any) {
 	resp, err := c.Post(url, "application/json", strings.NewReader(body))
@@ -55,7 +58,7 @@ func settle(t *testing.T, h *host, n int64) Stats {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	err := h.p.Wait(ctx, func() bool {
+	err := h.mem().Wait(ctx, func() bool {
 		s := h.stats()
 		return s.Sent == n && s.Pending == 0
 	})
@@ -115,13 +118,13 @@ func TestThousandPagesWithFailures(t *testing.T) {
 // example message.
 func TestMessageShape(t *testing.T) {
 	cfg := testConfig()
-	cfg.fail = 0
+	cfg.Fail = 0
 	h, base, _, _ := start(t, cfg)
-	h.p.SetCallLimit(-1)
+	h.mem().SetCallLimit(-1)
 	if code, v := post(t, http.DefaultClient, base+"/pages/release/x?version=v8", ""); code != http.StatusAccepted {
 		t.Fatalf("%d %v", code, v)
 	}
-	calls := h.p.Calls()
+	calls := h.mem().Calls()
 	if len(calls) != 1 || string(calls[0].Messages[0].Body) != `{"kind":"page","url":"/release/x","version":"v8","refresh":true}` {
 		t.Fatalf("platform calls %+v", calls)
 	}
@@ -163,7 +166,7 @@ func TestStatuses(t *testing.T) {
 		}
 	}
 	// A platform failure is 503.
-	h.p.FailNext("Queue is full")
+	h.mem().FailNext("Queue is full")
 	if code, v := post(t, http.DefaultClient, base+"/pages/x?version=1", ""); code != 503 || v["error"] != hostbridge.MsgSendFailed+"Queue is full" {
 		t.Errorf("platform failure: %d %v", code, v)
 	}
@@ -173,7 +176,7 @@ func TestStatuses(t *testing.T) {
 // queued, none lost.
 func TestShutdownKeepsQueued(t *testing.T) {
 	cfg := testConfig()
-	cfg.batchSize, cfg.batchTimeout = 100, time.Minute // nothing is ready before shutdown
+	cfg.BatchSize, cfg.BatchTimeout = 100, time.Minute // nothing is ready before shutdown
 	h, base, cancel, done := start(t, cfg)
 	for i := range 50 {
 		if code, _ := post(t, http.DefaultClient, fmt.Sprintf("%s/pages/p%d?version=1", base, i), ""); code != 202 {
