@@ -24,7 +24,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -45,71 +45,99 @@ type Config struct {
 	BatchTimeout time.Duration // how long a batch waits to fill
 	Consumers    int           // consumer loops
 	Seed         uint64        // of the failure draws
+	Limits                     // of the queue and its dead-letter queue
+
+	ReadHeaderTimeout time.Duration // to read a request's headers
+	ReadTimeout       time.Duration // to read a whole request, body included
+	IdleTimeout       time.Duration // a keep-alive connection may wait for its next request
+	ShutdownTimeout   time.Duration // requests in flight may take to finish at shutdown
+	MaxHeaderBytes    int           // of a request's headers
+	MaxConns          int           // connections open at once
 }
 
 // host is the pagequeue host: an HTTP handler, a store and its consumers.
 type host struct {
 	store   Store
 	cfg     Config
-	log     io.Writer
-	logMu   sync.Mutex
+	keeps   string // what the store keeps when the process ends
+	log     *slog.Logger
+	logw    *logWriter                    // nil when the log is not asynchronous (tests)
+	conns   atomic.Pointer[limitListener] // set by serve
 	rndMu   sync.Mutex
 	rnd     *rand.Rand
 	batches atomic.Int64
 	acked   atomic.Int64 // by the consumer, explicitly
 	retried atomic.Int64 // by the consumer, explicitly
+	full    atomic.Int64 // sends refused: the queue was full
 }
 
-func newHost(cfg Config, store Store, log io.Writer) (*host, error) {
+// newHost configures store's consumer and limits from cfg.
+func newHost(cfg Config, store Store, log *slog.Logger) (*host, error) {
 	s := hostbridge.DefaultConsumerSettings()
 	s.MaxBatchSize, s.MaxBatchTimeout, s.MaxRetries, s.DeadLetterQueue = cfg.BatchSize, cfg.BatchTimeout, cfg.MaxRetries, DeadQueue
 	if err := store.SetConsumer(Queue, s); err != nil {
 		return nil, err
 	}
-	if cfg.Consumers < 1 {
-		cfg.Consumers = 1
+	if err := store.SetLimits(Queue, cfg.Limits); err != nil {
+		return nil, err
 	}
+	cfg.Consumers = max(cfg.Consumers, 1)
 	return &host{store: store, cfg: cfg, log: log, rnd: rand.New(rand.NewPCG(cfg.Seed, 1))}, nil
 }
 
-// serve answers HTTP on ln and runs the consumers until ctx ends; then it
-// stops taking requests, lets the batches in flight finish and prints the
-// final counts. Messages still queued stay queued.
+// serve answers HTTP on ln, holding at most MaxConns connections, and runs
+// the consumers until ctx ends; then it shuts down (see shutdown) and logs
+// the final counts and what the store keeps of the messages still pending.
 func (h *host) serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	conns := newLimitListener(ln, h.cfg.MaxConns)
+	h.conns.Store(conns)
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: h.cfg.ReadHeaderTimeout,
+		ReadTimeout:       h.cfg.ReadTimeout,
+		IdleTimeout:       h.cfg.IdleTimeout,
+		MaxHeaderBytes:    h.cfg.MaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(h.log.Handler(), slog.LevelInfo),
+	}
 	consumeCtx, stopConsumers := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for range h.cfg.Consumers {
 		wg.Go(func() { h.store.Run(consumeCtx, Queue, h.consume) })
 	}
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() { served <- srv.Serve(conns) }()
 	var err error
 	select {
 	case <-ctx.Done():
 	case err = <-served:
 	}
-	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if e := srv.Shutdown(shutCtx); err == nil {
-		err = e
-	}
+	h.shutdown(srv)
 	stopConsumers()
 	wg.Wait()
-	h.printf("pagequeue: stopped; %s\n", h.counts())
+	s := h.stats()
+	h.log.Info(fmt.Sprintf("stopped: %d messages still pending or waiting for a retry", s.Pending),
+		"sent", s.Sent, "acked", s.Acked, "retried", s.Retried, "deadLettered", s.DeadLettered,
+		"pending", s.Pending, "store", h.keeps)
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
 	return err
 }
 
-func (h *host) printf(format string, args ...any) {
-	h.logMu.Lock()
-	defer h.logMu.Unlock()
-	fmt.Fprintf(h.log, format, args...)
+// shutdown stops taking connections and waits up to ShutdownTimeout for the
+// requests in flight; then it closes the connections still open (a client
+// still uploading gets no answer). Either way the host ends cleanly.
+func (h *host) shutdown(srv *http.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), h.cfg.ShutdownTimeout)
+	defer cancel()
+	if srv.Shutdown(ctx) != nil {
+		h.log.Info("closing connections still busy after the shutdown timeout",
+			"timeout", h.cfg.ShutdownTimeout, "open", h.conns.Load().open())
+		srv.Close()
+	}
 }
 
-// Stats is what GET /stats answers.
+// Stats is what GET /stats answers: the queue's counters, then the host's.
 type Stats struct {
 	Sent         int64 `json:"sent"`
 	Delivered    int64 `json:"delivered"`
@@ -119,17 +147,30 @@ type Stats struct {
 	Dropped      int64 `json:"dropped"`
 	Pending      int64 `json:"pending"`
 	Batches      int64 `json:"batches"`
+	// DeadLetterQueue is the size of the dead-letter queue now (at most
+	// -max-dead-letters); DeadLetterDiscarded the oldest ones discarded to
+	// keep it so.
+	DeadLetterQueue     int64 `json:"deadLetterQueue"`
+	DeadLetterDiscarded int64 `json:"deadLetterDiscarded"`
+	Full                int64 `json:"full"`        // sends refused with 503: the queue held -max-pending
+	Connections         int   `json:"connections"` // open now
+	LogDropped          int64 `json:"logDropped"`  // log records dropped: the log reader was slow or gone
 }
 
 func (h *host) stats() Stats {
-	q := h.store.Stats(Queue)
-	return Stats{q.Sent, q.Delivered, q.Acked, q.Retried, q.DeadLettered, q.Dropped, q.Pending, h.batches.Load()}
-}
-
-func (h *host) counts() string {
-	s := h.stats()
-	return fmt.Sprintf("sent %d, acked %d, retried %d, dead-lettered %d, pending %d",
-		s.Sent, s.Acked, s.Retried, s.DeadLettered, s.Pending)
+	q, d := h.store.Stats(Queue), h.store.Stats(DeadQueue)
+	s := Stats{
+		Sent: q.Sent, Delivered: q.Delivered, Acked: q.Acked, Retried: q.Retried,
+		DeadLettered: q.DeadLettered, Dropped: q.Dropped, Pending: q.Pending, Batches: h.batches.Load(),
+		DeadLetterQueue: d.Pending, DeadLetterDiscarded: d.Dropped, Full: h.full.Load(),
+	}
+	if l := h.conns.Load(); l != nil {
+		s.Connections = l.open()
+	}
+	if h.logw != nil {
+		s.LogDropped = h.logw.dropped.Load()
+	}
+	return s
 }
 
 // consume handles one queue event: it reads the batch, then acks each
@@ -164,8 +205,8 @@ func (h *host) consume(ev hostbridge.Event) error {
 	n := h.batches.Add(1)
 	ta, tr := h.acked.Add(int64(acked)), h.retried.Add(int64(retried))
 	q := h.store.Stats(Queue)
-	h.printf("batch %d: %d messages, %d acked, %d retried | so far %d acked, %d retried, %d dead-lettered of %d sent\n",
-		n, len(batch.Messages), acked, retried, ta, tr, q.DeadLettered, q.Sent)
+	h.log.Info("batch", "n", n, "messages", len(batch.Messages), "acked", acked, "retried", retried,
+		"totalAcked", ta, "totalRetried", tr, "deadLettered", q.DeadLettered, "sent", q.Sent)
 	return nil
 }
 

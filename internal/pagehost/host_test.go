@@ -3,8 +3,10 @@ package pagehost
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"slices"
@@ -19,10 +21,17 @@ import (
 // start runs a pagequeue host on a loopback port until the test ends.
 func start(t *testing.T, cfg Config) (*host, string, context.CancelFunc, chan error) {
 	t.Helper()
-	h, err := newHost(cfg, NewMemoryStore(), io.Discard)
+	return startLog(t, cfg, io.Discard)
+}
+
+// startLog is start, logging to log.
+func startLog(t *testing.T, cfg Config, log io.Writer) (*host, string, context.CancelFunc, chan error) {
+	t.Helper()
+	h, err := newHost(cfg, NewMemoryStore(), slog.New(slog.NewTextHandler(log, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
+	h.keeps = MemoryKeeps
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -34,8 +43,15 @@ func start(t *testing.T, cfg Config) (*host, string, context.CancelFunc, chan er
 	return h, "http://" + ln.Addr().String(), cancel, done
 }
 
+// testConfig is the flags' defaults, with failures on and short batches.
 func testConfig() Config {
-	return Config{Fail: 0.3, RetryDelay: 0, MaxRetries: 3, BatchSize: 10, BatchTimeout: 5 * time.Millisecond, Consumers: 2, Seed: 1}
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	cfg := flags(fs)
+	if err := fs.Parse(nil); err != nil {
+		panic(err)
+	}
+	cfg.Fail, cfg.RetryDelay, cfg.BatchTimeout, cfg.Seed = 0.3, 0, 5*time.Millisecond, 1
+	return *cfg
 }
 
 // mem is the host's store, a MemoryStore in these tests.
@@ -143,8 +159,9 @@ func TestStatuses(t *testing.T) {
 		{"POST", "/pages/x", "", 400, msgNeedVersion},
 		{"GET", "/pages/x?version=1", "", 405, msgMethod},
 		{"POST", "/nope", "", 404, msgNotFound},
-		{"POST", "/batch", `{bad`, 400, "SyntaxError: Unexpected token 'b' in JSON at position 1"},
-		{"POST", "/batch", "", 400, "SyntaxError: Unexpected end of input in JSON at position 0"},
+		{"POST", "/batch", `{bad`, 400, hostbridge.MsgBatchNotArray},
+		{"POST", "/batch", "", 400, hostbridge.MsgBatchNotArray},
+		{"POST", "/batch", `[{"body":1e999}]`, 400, hostbridge.MsgBodyNotFinite + "：序号 0"},
 		{"POST", "/batch", "\xff", 400, msgBodyNotUTF8},
 		{"POST", "/batch", big, 413, msgBodyTooLarge},
 		{"POST", "/batch", many, 413, hostbridge.MsgBatchTooMany},
@@ -172,12 +189,14 @@ func TestStatuses(t *testing.T) {
 	}
 }
 
-// TestShutdownKeepsQueued: ending the host leaves undelivered messages
-// queued, none lost.
-func TestShutdownKeepsQueued(t *testing.T) {
+// TestShutdownSaysWhatIsLost: ending the host delivers nothing more, and
+// its final log line counts the messages still pending and says what the
+// store keeps of them (the in-memory store: nothing).
+func TestShutdownSaysWhatIsLost(t *testing.T) {
 	cfg := testConfig()
 	cfg.BatchSize, cfg.BatchTimeout = 100, time.Minute // nothing is ready before shutdown
-	h, base, cancel, done := start(t, cfg)
+	var log syncBuffer
+	h, base, cancel, done := startLog(t, cfg, &log)
 	for i := range 50 {
 		if code, _ := post(t, http.DefaultClient, fmt.Sprintf("%s/pages/p%d?version=1", base, i), ""); code != 202 {
 			t.Fatal(code)
@@ -190,6 +209,12 @@ func TestShutdownKeepsQueued(t *testing.T) {
 	done <- nil // for the cleanup
 	if s := h.stats(); s.Sent != 50 || s.Pending != 50 || s.Delivered != 0 {
 		t.Errorf("after shutdown %+v, want 50 sent and pending", s)
+	}
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	last := lines[len(lines)-1]
+	if !strings.Contains(last, `msg="stopped: 50 messages still pending or waiting for a retry"`) ||
+		!strings.Contains(last, "are lost") || !strings.Contains(last, "natsqueue/cmd/pagequeue") {
+		t.Errorf("final log line %q", last)
 	}
 }
 

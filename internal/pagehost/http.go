@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
 	"strings"
 
 	"hostbridge"
@@ -21,6 +22,10 @@ const (
 	msgBodyUsed     = "the request body was already read"
 	msgBodyNotUTF8  = "the request body is not valid UTF-8"
 	msgBodyTooLarge = "the request body is larger than 1 MiB"
+	msgBodyNotJSON  = "the request body is not valid JSON"
+	msgBodyBroken   = "the request body ended before its length or could not be read"
+	msgBodyTimeout  = "the request body did not arrive within the read timeout"
+	msgInternal     = "internal error"
 )
 
 func (h *host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -28,7 +33,7 @@ func (h *host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	method, _ := hostbridge.InboundMethod(ev)
 	path, err := hostbridge.InboundRawPath(ev)
 	if err != nil {
-		reply(w, http.StatusInternalServerError, err.Error())
+		h.replyError(w, err)
 		return
 	}
 	switch {
@@ -72,32 +77,26 @@ func (h *host) postPage(w http.ResponseWriter, ev hostbridge.Event, url string) 
 		err = hostbridge.SendQueueMessage(h.store, Binding, string(body), 0)
 	}
 	if err != nil {
-		replyError(w, err)
+		h.replyError(w, err)
 		return
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{"queued": 1})
 }
 
-// postBatch reads the body as bounded JSON and sends it as a batch.
+// postBatch sends the request's text, as it came, as a batch: the queue's
+// own checks judge it (SendQueueBatch), not a JSON reading before them.
 func (h *host) postBatch(w http.ResponseWriter, ev hostbridge.Event) {
-	status, text, err := hostbridge.ReadInboundBoundedJSON(ev, maxBatch)
+	status, text, err := hostbridge.ReadInboundStrictText(ev, maxBatch)
 	if err != nil {
-		replyError(w, err)
+		h.replyError(w, err)
 		return
 	}
 	if status != hostbridge.BodyOK {
-		code, msg := http.StatusBadRequest, statusText[status]
-		switch status {
-		case hostbridge.BodyTooLarge:
-			code = http.StatusRequestEntityTooLarge
-		case hostbridge.BodyInvalidJSON:
-			msg = text // the parser's reason
-		}
-		reply(w, code, msg)
+		h.replyStatus(w, status, text)
 		return
 	}
 	if err := hostbridge.SendQueueBatch(h.store, Binding, text); err != nil {
-		replyError(w, err)
+		h.replyError(w, err)
 		return
 	}
 	var n []json.RawMessage
@@ -105,22 +104,56 @@ func (h *host) postBatch(w http.ResponseWriter, ev hostbridge.Event) {
 	writeJSON(w, http.StatusAccepted, map[string]any{"queued": len(n)})
 }
 
-// statusText is the host's answer to a body that is not JSON it can use.
+// replyStatus answers a body the host cannot use: 413 when it is too large,
+// else 400, with the host's own text. A parser's reason (status 5) goes to
+// the log, not to the client: the spec gives it "供诊断，不宜原样回给客户端".
+func (h *host) replyStatus(w http.ResponseWriter, status hostbridge.BodyStatus, reason string) {
+	code := http.StatusBadRequest
+	switch status {
+	case hostbridge.BodyTooLarge:
+		code = http.StatusRequestEntityTooLarge
+	case hostbridge.BodyInvalidJSON:
+		h.log.Info("request body is not JSON", "reason", reason)
+	}
+	reply(w, code, statusText[status])
+}
+
+// statusText is the host's answer to a body that is not one it can use.
 var statusText = map[hostbridge.BodyStatus]string{
 	hostbridge.BodyTooLarge:    msgBodyTooLarge,
 	hostbridge.BodyNone:        msgNoBody,
 	hostbridge.BodyUsed:        msgBodyUsed,
 	hostbridge.BodyInvalidUTF8: msgBodyNotUTF8,
+	hostbridge.BodyInvalidJSON: msgBodyNotJSON,
 }
 
-// replyError answers a hostbridge error with its HTTP status.
-func replyError(w http.ResponseWriter, err error) {
+// retryAfter is the Retry-After of a 503 for a full queue, in seconds.
+const retryAfter = "1"
+
+// replyError answers a hostbridge error with its HTTP status (httpStatus)
+// and the exception's text, but for a body that could not be read: the
+// client gave up (400) or was too slow (408); the stream's reason goes to
+// the log. A full queue is 503 with Retry-After.
+func (h *host) replyError(w http.ResponseWriter, err error) {
 	var e *hostbridge.Error
-	if !errors.As(err, &e) {
-		reply(w, http.StatusInternalServerError, err.Error())
-		return
+	switch {
+	case !errors.As(err, &e):
+		h.log.Error("unexpected error", "err", err)
+		reply(w, http.StatusInternalServerError, msgInternal)
+	case strings.HasPrefix(e.Msg, hostbridge.MsgBodyReadFailed):
+		h.log.Info("request body not read", "reason", e.Msg)
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			reply(w, http.StatusRequestTimeout, msgBodyTimeout)
+			return
+		}
+		reply(w, http.StatusBadRequest, msgBodyBroken)
+	case errors.Is(err, ErrQueueFull):
+		h.full.Add(1)
+		w.Header().Set("Retry-After", retryAfter)
+		reply(w, http.StatusServiceUnavailable, e.Msg)
+	default:
+		reply(w, httpStatus(e), e.Msg)
 	}
-	reply(w, httpStatus(e), e.Msg)
 }
 
 // httpStatus maps a spec error to an HTTP status.

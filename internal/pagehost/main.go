@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -26,22 +27,38 @@ type Program struct {
 	Open func() (Store, error)
 }
 
+// The log: records waiting for a slow log reader, and how long the end of
+// the process waits for them.
+const (
+	logLines = 4096
+	logFlush = 2 * time.Second
+)
+
 // Main runs p with the command line's arguments until SIGINT or SIGTERM,
-// then exits.
+// then exits. A second signal ends the process at once. SIGPIPE is ignored,
+// so that a log reader that goes away costs log records, not the queue.
 func Main(p Program) {
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	os.Exit(p.Run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	go func() {
+		<-ctx.Done()
+		stop() // the next signal has its default effect
+	}()
+	os.Exit(p.Run(ctx, os.Args[1:], os.Stderr))
 }
 
-// Run parses args, opens the store and serves until ctx ends; it returns the
-// process's exit code.
-func (p Program) Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// Run parses args, opens the store and serves until ctx ends, logging to
+// stderr; it returns the process's exit code.
+func (p Program) Run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet(p.Name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg := flags(fs)
 	if p.Flags != nil {
 		p.Flags(fs)
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, usage, p.Name, p.Keeps)
+		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -49,27 +66,42 @@ func (p Program) Run(ctx context.Context, args []string, stdout, stderr io.Write
 		}
 		return 2
 	}
-	if err := p.serve(ctx, *cfg, stdout); err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", p.Name, err)
+	logw := newLogWriter(stderr, logLines)
+	defer logw.Close(logFlush)
+	log := slog.New(slog.NewTextHandler(logw, nil))
+	if err := p.serve(ctx, *cfg, log, logw); err != nil {
+		log.Error("failed", "err", err)
 		return 1
 	}
 	return 0
 }
 
-func (p Program) serve(ctx context.Context, cfg Config, stdout io.Writer) error {
+const usage = `Usage of %s:
+
+A small host on hostbridge's queue: POST /pages/<path>?version=v and POST
+/batch enqueue, consumer loops deliver, GET /stats counts. It logs to stderr.
+
+%s
+
+Flags:
+`
+
+func (p Program) serve(ctx context.Context, cfg Config, log *slog.Logger, logw *logWriter) error {
 	store, err := p.Open()
 	if err != nil {
 		return err
 	}
-	h, err := newHost(cfg, store, stdout)
+	h, err := newHost(cfg, store, log)
 	if err != nil {
 		return err
 	}
+	h.keeps, h.logw = p.Keeps, logw
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: listening on http://%s (POST /pages/<path>?version=v, POST /batch, GET /stats)\n", p.Name, ln.Addr())
+	log.Info("listening on http://"+ln.Addr().String()+" (POST /pages/<path>?version=v, POST /batch, GET /stats)",
+		"maxConns", cfg.MaxConns, "maxPending", cfg.MaxPending, "maxDeadLetters", cfg.MaxDeadLetters)
 	return h.serve(ctx, ln)
 }
 
@@ -84,5 +116,13 @@ func flags(fs *flag.FlagSet) *Config {
 	fs.DurationVar(&cfg.BatchTimeout, "batch-timeout", time.Second, "how long a batch waits to fill (Cloudflare's default is 5s)")
 	fs.IntVar(&cfg.Consumers, "consumers", 2, "consumer loops")
 	fs.Uint64Var(&cfg.Seed, "seed", uint64(time.Now().UnixNano()), "seed of the failure draws")
+	fs.IntVar(&cfg.MaxPending, "max-pending", 10000, "messages pending on the queue at most; past it producers get 503 with Retry-After (each message is at most 128 KB)")
+	fs.IntVar(&cfg.MaxDeadLetters, "max-dead-letters", 1000, "messages kept on the dead-letter queue; past it the oldest are discarded")
+	fs.DurationVar(&cfg.ReadHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read a request's headers")
+	fs.DurationVar(&cfg.ReadTimeout, "read-timeout", 30*time.Second, "time to read a whole request, body included (a slower body gets 408)")
+	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", 30*time.Second, "time a keep-alive connection may wait for its next request")
+	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 10*time.Second, "time requests in flight get to finish at shutdown before their connections are closed")
+	fs.IntVar(&cfg.MaxHeaderBytes, "max-header-bytes", 16<<10, "size of a request's headers at most (431 past it)")
+	fs.IntVar(&cfg.MaxConns, "max-conns", defaultMaxConns(fileLimit()), "connections open at once; more wait in the kernel's queue (default: from the open-file limit)")
 	return cfg
 }
