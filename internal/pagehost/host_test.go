@@ -31,6 +31,13 @@ func startLog(t *testing.T, cfg Config, log io.Writer) (*host, string, context.C
 	if err != nil {
 		t.Fatal(err)
 	}
+	base, cancel, done := serveTest(t, h)
+	return h, base, cancel, done
+}
+
+// serveTest runs h on a loopback port until the test ends.
+func serveTest(t *testing.T, h *host) (string, context.CancelFunc, chan error) {
+	t.Helper()
 	h.keeps = MemoryKeeps
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -40,7 +47,7 @@ func startLog(t *testing.T, cfg Config, log io.Writer) (*host, string, context.C
 	done := make(chan error, 1)
 	go func() { done <- h.serve(ctx, ln) }()
 	t.Cleanup(func() { cancel(); <-done })
-	return h, "http://" + ln.Addr().String(), cancel, done
+	return "http://" + ln.Addr().String(), cancel, done
 }
 
 // testConfig is the flags' defaults, with failures on and short batches.
@@ -100,6 +107,7 @@ func checkCounts(t *testing.T, s Stats, n int64) {
 func TestThousandPagesWithFailures(t *testing.T) {
 	h, base, _, _ := start(t, testConfig())
 	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
+	t.Cleanup(c.CloseIdleConnections)
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Add(1)
@@ -228,6 +236,7 @@ func TestLoad(t *testing.T) {
 	const clients, pages = 32, 10000
 	h, base, _, _ := start(t, testConfig())
 	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
+	t.Cleanup(c.CloseIdleConnections) // a spare connection that never sent a request would hold up shutdown
 	lat := make([][]time.Duration, clients)
 	begin := time.Now()
 	var wg sync.WaitGroup
