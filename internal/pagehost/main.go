@@ -123,6 +123,6 @@ func flags(fs *flag.FlagSet) *Config {
 	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", 30*time.Second, "time a keep-alive connection may wait for its next request")
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 10*time.Second, "time requests in flight get to finish at shutdown before their connections are closed")
 	fs.IntVar(&cfg.MaxHeaderBytes, "max-header-bytes", 16<<10, "size of a request's headers at most (431 past it)")
-	fs.IntVar(&cfg.MaxConns, "max-conns", defaultMaxConns(fileLimit()), "connections open at once; more wait in the kernel's queue (default: from the open-file limit)")
+	fs.IntVar(&cfg.MaxConns, "max-conns", defaultMaxConns(fileLimit()), "connections open at once; more wait in the kernel's queue (default: the open-file limit less an eighth, at most 10000)")
 	return cfg
 }

@@ -12,7 +12,7 @@ import (
 // nothing. The -h text and the final log line say it.
 const MemoryKeeps = "The in-memory store keeps nothing when the process ends: " +
 	"messages still pending or waiting for a retry are lost. " +
-	"natsqueue/cmd/pagequeue is the same host on a durable store (NATS JetStream)."
+	"The durable store is natsqueue/cmd/pagequeue, the same host on NATS JetStream."
 
 // MemoryStore is the Store on a hostbridge.MemoryPlatform, for the host's one
 // binding and queue: everything lives in the process's memory and is lost
