@@ -1,7 +1,15 @@
 // Package pagehost is the pagequeue host: the routes, the status mapping, the
 // consumer loop, the flags, /stats and shutdown, on any Store. Both pagequeue
 // commands are thin mains around it: cmd/pagequeue on MemoryStore, and
-// natsqueue/cmd/pagequeue on a durable store.
+// natsqueue/cmd/pagequeue on a durable store, whose main reads
+//
+//	var dir string
+//	pagehost.Main(pagehost.Program{
+//		Name:  "pagequeue",
+//		Keeps: "…what the durable store keeps…",
+//		Flags: func(fs *flag.FlagSet) { fs.StringVar(&dir, "store", "data", "…") },
+//		Open:  func() (pagehost.Store, error) { return open(dir) },
+//	})
 //
 // Routes:
 //
@@ -15,8 +23,16 @@
 // batch. After -max-retries a message goes to the dead-letter queue.
 //
 // Spec errors map to HTTP statuses: a message or batch too large is 413,
-// another violation or an invalid body 400, a platform failure 503, a
-// deployment error 500; the body is {"error": <the exception text>}.
+// another violation 400, a platform failure 503 (a full queue with
+// Retry-After), a deployment error 500; the body is {"error": <the
+// exception text>}. A body the host cannot read is 400 (not UTF-8, or cut
+// short) or 408 (slower than -read-timeout); reasons meant for diagnosis go
+// to the log, not to the client.
+//
+// The host holds out against hostile clients with timeouts, a cap on open
+// connections and on header size, and bounds on the queue and its
+// dead-letter queue; it logs through a writer that drops rather than
+// blocks. The README's table gives each flag and its default.
 package pagehost
 
 import (

@@ -19,7 +19,9 @@ const (
 // (natsqueue) implements the same methods with the same meaning.
 //
 // A Store must be safe for concurrent use: the HTTP handlers send while
-// several consumer loops run and /stats reads the counters.
+// several consumer loops run and /stats reads the counters. What a store
+// keeps when the process ends is not a method: Program.Keeps says it, since
+// the -h text needs it before any store is opened.
 type Store interface {
 	// Platform is the producer side. Bound(Binding) must be true, and what
 	// Send and SendBatch accept for Binding must be enqueued on Queue, with
@@ -38,8 +40,9 @@ type Store interface {
 	// most l.MaxPending messages pending on queue (see Platform above), and
 	// at most l.MaxDeadLetters messages kept on its dead-letter queue; when a
 	// new dead letter would exceed that, the store must discard the oldest
-	// ones and count them in the dead-letter queue's Stats Dropped. A limit
-	// of 0 or less is an error. The host calls it after SetConsumer.
+	// ones and count them in the dead-letter queue's Stats Dropped. It must
+	// return an error and change nothing when l.Check does. The host calls
+	// it after SetConsumer.
 	SetLimits(queue string, l Limits) error
 
 	// Run must deliver batches of queue to handler, as MemoryPlatform.Run
