@@ -125,6 +125,7 @@ func (h *host) serve(ctx context.Context, ln net.Listener) error {
 	var err error
 	select {
 	case <-ctx.Done():
+		h.log.Info("shutting down", "timeout", h.cfg.ShutdownTimeout)
 	case err = <-served:
 	}
 	h.shutdown(srv)

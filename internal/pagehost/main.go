@@ -35,14 +35,19 @@ const (
 )
 
 // Main runs p with the command line's arguments until SIGINT or SIGTERM,
-// then exits. A second signal ends the process at once. SIGPIPE is ignored,
-// so that a log reader that goes away costs log records, not the queue.
+// then exits. A second signal ends the process at once: the first restores
+// the signals' default effect before the host logs that it is shutting
+// down. SIGPIPE is ignored, so that a log reader that goes away costs log
+// records, not the queue.
 func Main(p Program) {
 	signal.Ignore(syscall.SIGPIPE)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		<-ctx.Done()
-		stop() // the next signal has its default effect
+		<-sig
+		signal.Reset(os.Interrupt, syscall.SIGTERM)
+		cancel()
 	}()
 	os.Exit(p.Run(ctx, os.Args[1:], os.Stderr))
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 package pagehost
 
 import (
@@ -10,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -135,6 +138,29 @@ func TestShutdownWithUpload(t *testing.T) {
 		if !strings.Contains(rest, want) {
 			t.Errorf("log after SIGINT lacks %q:\n%s", want, rest)
 		}
+	}
+}
+
+// TestSecondSignal: a second SIGINT ends a process still waiting for a
+// client at once.
+func TestSecondSignal(t *testing.T) {
+	p := startProcess(t, "-shutdown-timeout", "1m")
+	c := dial(t, p.base)
+	io.WriteString(c, partialBatch)
+	p.stats(t)
+	p.cmd.Process.Signal(os.Interrupt)
+	for {
+		line, err := p.log.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no shutdown line: %v", err)
+		}
+		if strings.Contains(line, "shutting down") {
+			break
+		}
+	}
+	code, _ := p.stop(t)
+	if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGINT {
+		t.Errorf("exit %d, want the end by SIGINT", code)
 	}
 }
 
