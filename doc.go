@@ -176,6 +176,10 @@
 //     a truncated one at the end is 4. Both text readers strip one leading
 //     BOM, also when it is split across chunks; the 16 MiB lenient limit
 //     counts decoded UTF-8 bytes and applies only to a body within the limit.
+//   - One body, one reader: when two goroutines read one body at once,
+//     exactly one gets it and the other sees status 3. A Body that can
+//     check and lock itself in one step (HTTPEvent's can) is opened that
+//     way; other Bodies are trusted to be read from one goroutine.
 //   - A stream error is Failure MsgBodyReadFailed + its text, after the bytes
 //     that came with it were counted and validated (so 1 or 4 can win). The
 //     stream is always closed; a Close error is swallowed. A Read returning

@@ -28,7 +28,8 @@ import (
 //     request with neither Content-Length nor Transfer-Encoding; an empty
 //     stream for Content-Length: 0; otherwise a stream over r.Body. Reading
 //     it through this adapter, by the package or the host, marks it used;
-//     closing the reader early cancels it (closes r.Body).
+//     closing the reader early cancels it (closes r.Body). Of two readers
+//     racing for it, exactly one gets it; the other sees it used.
 //
 // The event is for the handler's goroutine: the request it reads belongs to
 // the handler call.
@@ -103,9 +104,22 @@ func (b *httpBody) Open() io.ReadCloser {
 	return b.r
 }
 
+// lock is Used and Open in one step under the lock: of two readers that
+// both saw Used false, only the first gets the reader.
+func (b *httpBody) lock() (io.ReadCloser, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used {
+		return nil, false
+	}
+	b.used = true
+	return b.r, true
+}
+
 var (
-	_ Event = httpEvent{}
-	_ Body  = (*httpBody)(nil)
+	_ Event      = httpEvent{}
+	_ Body       = (*httpBody)(nil)
+	_ bodyLocker = (*httpBody)(nil)
 )
 
 // requestURL is the URL a WHATWG URL parser gives for an HTTP request received

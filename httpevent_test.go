@@ -229,3 +229,27 @@ func TestHTTPEventBadEscape(t *testing.T) {
 		t.Errorf("decoded path error %v", err)
 	}
 }
+
+// TestHTTPEventOneReader: two goroutines reading one body at once: exactly
+// one gets it, the other sees status 3, in every pair.
+func TestHTTPEventOneReader(t *testing.T) {
+	for i := range 2000 {
+		r := httptest.NewRequest("POST", "http://h/", strings.NewReader("hi"))
+		r.Header.Set("Content-Length", "2")
+		ev := HTTPEvent(r)
+		start := make(chan struct{})
+		sts := make(chan BodyStatus, 2)
+		for range 2 {
+			go func() {
+				<-start
+				st, _, _ := ReadInboundBytes(ev, 10)
+				sts <- st
+			}()
+		}
+		close(start)
+		a, b := <-sts, <-sts
+		if min(a, b) != BodyOK || max(a, b) != BodyUsed {
+			t.Fatalf("pair %d: statuses %d and %d, want 0 and 3", i, a, b)
+		}
+	}
+}

@@ -33,6 +33,24 @@ type Body interface {
 	Open() io.ReadCloser
 }
 
+// bodyLocker is a Body that can check that it is unused and lock itself in
+// one step, so that of two readers racing for it exactly one wins.
+type bodyLocker interface {
+	// lock marks the body used and returns its reader, or ok false when it
+	// was used already.
+	lock() (rc io.ReadCloser, ok bool)
+}
+
+// openBody locks b and returns its reader: in one step when b is a
+// bodyLocker (ok false: another reader won since Used said false), else by
+// Open.
+func openBody(b Body) (rc io.ReadCloser, ok bool) {
+	if l, isLocker := b.(bodyLocker); isLocker {
+		return l.lock()
+	}
+	return b.Open(), true
+}
+
 // BodyStatus is the status of a bounded body read: a business outcome, never
 // an error.
 type BodyStatus int
