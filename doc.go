@@ -222,4 +222,10 @@
 //     starts with // is a path, never an authority; bytes that are not UTF-8
 //     are percent-encoded one by one; no IDNA. net/http itself answers 400 to
 //     a request-target with a bad percent escape, before any handler.
+//   - Headers are a copy of r.Header with Host (r.Host) and Transfer-Encoding
+//     (r.TransferEncoding) put back, as a Worker's Request.headers has them.
+//     A Content-Length beside chunked framing cannot be put back: net/http
+//     deletes it and keeps no trace (r.ContentLength is -1), so over
+//     net/http the precheck does not see it; a host whose headers keep it
+//     (a Worker, NewRequestEvent) gets status 1 from it.
 package hostbridge

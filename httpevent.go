@@ -22,8 +22,13 @@ import (
 //   - Method: normalised as the Fetch standard does: DELETE, GET, HEAD,
 //     OPTIONS, POST and PUT matched case-insensitively are upper-cased;
 //     others are kept byte for byte.
-//   - Header: r.Header, Content-Length as the client sent it (net/http keeps
-//     Transfer-Encoding in r.TransferEncoding, not in the headers).
+//   - Header: r.Header (a copy), with Host (r.Host) and Transfer-Encoding
+//     (r.TransferEncoding) put back where net/http moved them out.
+//     Content-Length is as the client sent it, except beside chunked
+//     framing: net/http deletes it there and keeps no trace of it, so the
+//     body readers' Content-Length precheck cannot see it (a Worker's can).
+//     Header values are as net/http gives them: trailing spaces trimmed,
+//     obs-fold lines joined by one space.
 //   - Body: as workerd gives it: no stream (nil) for GET and HEAD and for a
 //     request with neither Content-Length nor Transfer-Encoding; an empty
 //     stream for Content-Length: 0; otherwise a stream over r.Body. Reading
@@ -41,7 +46,7 @@ func HTTPEvent(r *http.Request) Event {
 	req := &httpRequest{
 		method: fetchMethod(r.Method),
 		url:    requestURL(r.TLS != nil, r.Host, target),
-		header: r.Header,
+		header: requestHeader(r),
 	}
 	_, hasLength := r.Header["Content-Length"]
 	switch {
@@ -50,6 +55,24 @@ func HTTPEvent(r *http.Request) Event {
 		req.body = &httpBody{r: r.Body}
 	}
 	return httpEvent{req}
+}
+
+// requestHeader is r.Header with the fields net/http moved out of it put
+// back, as a Worker's Request.headers has them: Host (r.Host) and
+// Transfer-Encoding (r.TransferEncoding). A field r.Header already has is
+// kept as it is.
+func requestHeader(r *http.Request) http.Header {
+	h := r.Header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	if _, ok := h["Host"]; !ok && r.Host != "" {
+		h["Host"] = []string{r.Host}
+	}
+	if _, ok := h["Transfer-Encoding"]; !ok && len(r.TransferEncoding) > 0 {
+		h["Transfer-Encoding"] = []string{strings.Join(r.TransferEncoding, ", ")}
+	}
+	return h
 }
 
 // fetchMethod normalises a method as Fetch does ("normalize a method").
