@@ -219,8 +219,11 @@
 //     header (lower case, IPv4 and IPv6 normalised, default port dropped) and
 //     the request-target, normalised as a WHATWG parser would. An
 //     absolute-form target supplies the host, not the scheme; a target that
-//     starts with // is a path, never an authority; bytes that are not UTF-8
-//     are percent-encoded one by one; no IDNA. net/http itself answers 400 to
+//     starts with // is a path, never an authority; no IDNA.
+//   - Bytes that are not UTF-8, in a header value or in the raw
+//     request-target, are decoded the lenient way (each maximal ill-formed
+//     subpart becomes U+FFFD), as workerd does: GET /\xFF has the raw path
+//     /%EF%BF%BD and the decoded path /\uFFFD. net/http itself answers 400 to
 //     a request-target with a bad percent escape, before any handler.
 //   - Headers are a copy of r.Header with Host (r.Host) and Transfer-Encoding
 //     (r.TransferEncoding) put back, as a Worker's Request.headers has them.

@@ -15,7 +15,8 @@ import (
 //
 //   - URL: what a WHATWG URL parser serialises for the request: the scheme
 //     from the connection (https under TLS, else http), the host lower case
-//     without the scheme's default port, the request-target's path
+//     without the scheme's default port, the request-target (bytes that
+//     are not UTF-8 first decoded the lenient way, to U+FFFD): its path
 //     normalised as the URL path parser does for http(s) (\ as /, . and ..
 //     segments including %2e forms, the path percent-encode set), the query
 //     with the special-query percent-encode set, no fragment.
@@ -27,8 +28,9 @@ import (
 //     Content-Length is as the client sent it, except beside chunked
 //     framing: net/http deletes it there and keeps no trace of it, so the
 //     body readers' Content-Length precheck cannot see it (a Worker's can).
-//     Header values are as net/http gives them: trailing spaces trimmed,
-//     obs-fold lines joined by one space.
+//     Header values are as net/http gives them (trailing spaces trimmed,
+//     obs-fold lines joined by one space), with bytes that are not UTF-8
+//     decoded the lenient way (U+FFFD), as workerd does.
 //   - Body: as workerd gives it: no stream (nil) for GET and HEAD and for a
 //     request with neither Content-Length nor Transfer-Encoding; an empty
 //     stream for Content-Length: 0; otherwise a stream over r.Body. Reading
@@ -60,11 +62,17 @@ func HTTPEvent(r *http.Request) Event {
 // requestHeader is r.Header with the fields net/http moved out of it put
 // back, as a Worker's Request.headers has them: Host (r.Host) and
 // Transfer-Encoding (r.TransferEncoding). A field r.Header already has is
-// kept as it is.
+// kept. Values are decoded as UTF-8 the lenient way, as workerd does: bytes
+// that are not UTF-8 become U+FFFD.
 func requestHeader(r *http.Request) http.Header {
 	h := r.Header.Clone()
 	if h == nil {
 		h = http.Header{}
+	}
+	for _, vs := range h {
+		for i, v := range vs {
+			vs[i] = utf8DecodeWithoutBOM(v)
+		}
 	}
 	if _, ok := h["Host"]; !ok && r.Host != "" {
 		h["Host"] = []string{r.Host}
@@ -158,7 +166,9 @@ var (
 //     "." and ".." segments (and their %2e forms) resolved, bytes in the path
 //     percent-encode set encoded; a missing path is "/";
 //   - the query is encoded with the special-query percent-encode set (§4.4
-//     query state); the fragment is dropped (a request-target has none).
+//     query state); the fragment is dropped (a request-target has none);
+//   - bytes of host or requestURI that are not UTF-8 are first decoded the
+//     lenient way (U+FFFD), as workerd does, so "/\xFF" is "/%EF%BF%BD".
 //
 // An absolute-form request-target (RFC 9112 §3.2.2, "http://h/p") gives its
 // own host instead of host; its scheme is ignored for tls. An asterisk-form or
@@ -175,8 +185,8 @@ func requestURL(tls bool, host, requestURI string) string {
 	// §4.4 basic URL parser: "Remove any leading and trailing C0 control or
 	// space from input." (the input starts with the scheme, so only trailing
 	// ones go) and "Remove all ASCII tab or newline from input."
-	target := strings.TrimRight(removeTabNewline(requestURI), "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f ")
-	host = removeTabNewline(host)
+	target := strings.TrimRight(removeTabNewline(utf8DecodeWithoutBOM(requestURI)), "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f ")
+	host = removeTabNewline(utf8DecodeWithoutBOM(host))
 	if h, rest, ok := absoluteForm(target); ok {
 		host, target = h, rest
 	} else if target != "" && target[0] != '/' && target[0] != '\\' {

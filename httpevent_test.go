@@ -300,3 +300,18 @@ func TestDeclaredLengthBesideChunked(t *testing.T) {
 		t.Errorf("status %d, %v, %d pulls; want 1 and no pull", st, err, fb.Pulls)
 	}
 }
+
+// TestHTTPEventNotUTF8: header value bytes and raw request-target bytes that
+// are not UTF-8 are decoded the lenient way, as workerd does.
+func TestHTTPEventNotUTF8(t *testing.T) {
+	addr, _ := loopback(t, func(ev Event) (BodyStatus, string, error) {
+		v, _ := InboundHeader(ev, "x-latin")
+		p, err := InboundDecodedPath(ev)
+		return BodyOK, v + " " + p, err
+	})
+	c := send(t, addr, "GET /\xff?q=\xe9 HTTP/1.1\r\nHost: h\r\nX-Latin: a\xe9b\r\n\r\n")
+	s := response(t, c)
+	if s.RawPath != "/%EF%BF%BD" || s.Query != "?q=%EF%BF%BD" || s.Body != "a\ufffdb /\ufffd" || s.Err != "" {
+		t.Errorf("%+v", s)
+	}
+}
