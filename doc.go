@@ -225,6 +225,12 @@
 //     subpart becomes U+FFFD), as workerd does: GET /\xFF has the raw path
 //     /%EF%BF%BD and the decoded path /\uFFFD. net/http itself answers 400 to
 //     a request-target with a bad percent escape, before any handler.
+//   - A request has a body stream unless it is GET or HEAD or has no body
+//     at all (r.Body nil or http.NoBody, or r.ContentLength 0 without a
+//     Content-Length header, as net/http's server gives an HTTP/2 request
+//     whose headers end the stream). A body of unknown length (chunked,
+//     HTTP/2 without content-length) is read; Content-Length: 0 is an empty
+//     stream.
 //   - Headers are a copy of r.Header with Host (r.Host) and Transfer-Encoding
 //     (r.TransferEncoding) put back, as a Worker's Request.headers has them.
 //     A Content-Length beside chunked framing cannot be put back: net/http

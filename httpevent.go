@@ -32,8 +32,12 @@ import (
 //     obs-fold lines joined by one space), with bytes that are not UTF-8
 //     decoded the lenient way (U+FFFD), as workerd does.
 //   - Body: as workerd gives it: no stream (nil) for GET and HEAD and for a
-//     request with neither Content-Length nor Transfer-Encoding; an empty
-//     stream for Content-Length: 0; otherwise a stream over r.Body. Reading
+//     request that has no body (r.Body nil or http.NoBody, or r.ContentLength
+//     0 without a Content-Length header: over HTTP/1 neither Content-Length
+//     nor Transfer-Encoding, over HTTP/2 headers that end the stream); an
+//     empty stream for Content-Length: 0; otherwise a stream over r.Body,
+//     with or without a declared length (chunked, or HTTP/2 DATA frames
+//     without content-length). Reading
 //     it through this adapter, by the package or the host, marks it used;
 //     closing the reader early cancels it (closes r.Body). Of two readers
 //     racing for it, exactly one gets it; the other sees it used.
@@ -51,10 +55,16 @@ func HTTPEvent(r *http.Request) Event {
 		header: requestHeader(r),
 	}
 	_, hasLength := r.Header["Content-Length"]
+	// net/http's server gives ContentLength 0 without the header only to a
+	// request without a body (over HTTP/2 its Body is then an empty stream,
+	// not http.NoBody); -1 is a body of unknown length (chunked, HTTP/2).
+	hasStream := r.Body != nil && r.Body != http.NoBody && (r.ContentLength != 0 || hasLength)
 	switch {
 	case req.method == http.MethodGet || req.method == http.MethodHead:
-	case len(r.TransferEncoding) > 0 || hasLength:
+	case hasStream:
 		req.body = &httpBody{r: r.Body}
+	case hasLength:
+		req.body = &httpBody{r: http.NoBody}
 	}
 	return httpEvent{req}
 }

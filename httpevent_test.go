@@ -315,3 +315,40 @@ func TestHTTPEventNotUTF8(t *testing.T) {
 		t.Errorf("%+v", s)
 	}
 }
+
+// TestHTTPEventHTTP2: over HTTP/2 a body without content-length is a stream
+// that the readers read; status 2 only when there is no body at all.
+func TestHTTPEventHTTP2(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		st, body, err := ReadInboundStrictText(HTTPEvent(r), 100)
+		fmt.Fprintf(w, "%d %d %q %v", r.ProtoMajor, st, body, err)
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	for _, c := range []struct {
+		method string
+		body   io.Reader
+		want   string
+	}{
+		// Length unknown: no content-length, DATA frames.
+		{"POST", io.MultiReader(strings.NewReader("hello "), strings.NewReader("h2")), `2 0 "hello h2" <nil>`},
+		{"POST", strings.NewReader("sized"), `2 0 "sized" <nil>`},
+		{"POST", nil, `2 0 "" <nil>`},   // Go's client sends content-length: 0
+		{"DELETE", nil, `2 2 "" <nil>`}, // the headers end the stream: no body
+	} {
+		req, err := http.NewRequest(c.method, srv.URL, c.body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(got) != c.want {
+			t.Errorf("%s: got %s, want %s", c.method, got, c.want)
+		}
+	}
+}
