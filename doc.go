@@ -231,6 +231,12 @@
 //     whose headers end the stream). A body of unknown length (chunked,
 //     HTTP/2 without content-length) is read; Content-Length: 0 is an empty
 //     stream.
+//   - No Host (HTTP/1.0 may name none): the URL's host is the address the
+//     request arrived on (http.LocalAddrContextKey), so InboundOrigin is a
+//     real origin and a same-origin URL stays on it. With no address either
+//     (a request built by hand), or a host holding / \ ? # or @, the URL
+//     is "" and the URL readers fail with MsgRequestURL: a host is never
+//     read from the path (http:///evil.example/steal would be).
 //   - Headers are a copy of r.Header with Host (r.Host) and Transfer-Encoding
 //     (r.TransferEncoding) put back, as a Worker's Request.headers has them.
 //     A Content-Length beside chunked framing cannot be put back: net/http

@@ -2,6 +2,7 @@ package hostbridge
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"net/netip"
 	"strconv"
@@ -51,7 +52,7 @@ func HTTPEvent(r *http.Request) Event {
 	}
 	req := &httpRequest{
 		method: fetchMethod(r.Method),
-		url:    requestURL(r.TLS != nil, r.Host, target),
+		url:    requestURL(r.TLS != nil, requestHost(r), target),
 		header: requestHeader(r),
 	}
 	_, hasLength := r.Header["Content-Length"]
@@ -67,6 +68,19 @@ func HTTPEvent(r *http.Request) Event {
 		req.body = &httpBody{r: http.NoBody}
 	}
 	return httpEvent{req}
+}
+
+// requestHost is the host the request names (r.Host: the Host header, or
+// an absolute-form target's authority), else the address it arrived on
+// (an HTTP/1.0 request may name none), else "".
+func requestHost(r *http.Request) string {
+	if r.Host != "" {
+		return r.Host
+	}
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		return a.String()
+	}
+	return ""
 }
 
 // requestHeader is r.Header with the fields net/http moved out of it put
@@ -186,7 +200,9 @@ var (
 // never read as an authority: "//evil/p" is the path "//evil/p" of host.
 //
 // A host that is not a valid URL host (IDNA, forbidden code points, a bad
-// port) is passed on lower-cased as it is: requestURL does not fail.
+// port) is passed on lower-cased as it is: requestURL does not fail. An
+// empty host, or one holding a delimiter that would end it (/ \ ? # @),
+// gives "": no URL, rather than one whose host comes from elsewhere.
 func requestURL(tls bool, host, requestURI string) string {
 	scheme := "http"
 	if tls {
@@ -201,6 +217,9 @@ func requestURL(tls bool, host, requestURI string) string {
 		host, target = h, rest
 	} else if target != "" && target[0] != '/' && target[0] != '\\' {
 		target = "/" + target
+	}
+	if host == "" || strings.ContainsAny(host, `/\?#@`) {
+		return "" // no host: never one read from the path
 	}
 	if i := strings.IndexByte(target, '#'); i >= 0 {
 		target = target[:i]

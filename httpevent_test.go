@@ -352,3 +352,28 @@ func TestHTTPEventHTTP2(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPEventNoHost: an HTTP/1.0 request without Host has the origin of
+// the address it arrived on, and a same-origin URL stays there; a request
+// with no host and no address has no URL, and the URL readers fail.
+func TestHTTPEventNoHost(t *testing.T) {
+	addr, _ := loopback(t, func(ev Event) (BodyStatus, string, error) {
+		o, err1 := InboundOrigin(ev)
+		u, err2 := InboundSameOriginURL(ev, "/evil.example/steal", nil, nil)
+		ok, _ := InboundHeaderExists(ev, "host")
+		return BodyOK, fmt.Sprint(o, " ", u, " ", ok), errors.Join(err1, err2)
+	})
+	c := send(t, addr, "GET /x HTTP/1.0\r\n\r\n")
+	o := "http://" + addr
+	if s := response(t, c); s.Body != o+" "+o+"/evil.example/steal false" || s.Err != "" {
+		t.Errorf("%+v, want origin %s", s, o)
+	}
+
+	r := httptest.NewRequest("GET", "/evil.example/steal", nil)
+	r.Host = ""
+	ev := HTTPEvent(r)
+	for _, call := range urlReaders[1:] {
+		_, err := callReader(call, ev, "/evil.example/steal")
+		checkError(t, err, &wantError{"failure", MsgRequestURL})
+	}
+}

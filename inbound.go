@@ -97,7 +97,11 @@ func currentURL(ev Event) (urlParts, error) {
 	if err != nil {
 		return urlParts{}, err
 	}
-	return splitURL(r.URL()), nil
+	s := r.URL()
+	if s == "" {
+		return urlParts{}, failure(MsgRequestURL, nil)
+	}
+	return splitURL(s), nil
 }
 
 // InboundHeader is 读取入站标头值: the value of the request header name,

@@ -377,7 +377,10 @@ func TestRequestURL(t *testing.T) {
 		row{"五段数字不是有效 IPv4：原样保留", false, "1.2.3.4.5", "/", "http://1.2.3.4.5/"},
 		row{"0x 是 IPv4 0", false, "0x", "/", "http://0.0.0.0/"},
 		row{"以 0x 结尾的域名无效：原样保留", false, "a.0x", "/", "http://a.0x/"},
-		row{"空主机", false, "", "/", "http:///"},
+		row{"空主机：没有网址，主机绝不取自路径", false, "", "/evil.example/steal", ""},
+		row{"含分隔符的主机：没有网址", false, "evil.example/x", "/", ""},
+		row{"含 @ 的主机：没有网址", false, "u@evil.example", "/", ""},
+		row{"绝对形式的空主机：没有网址", false, "h", "http:///evil.example/x", ""},
 		row{"非 ASCII 主机只小写 ASCII，不做 IDNA", false, "Ä\xffB", "/", "http://Ä\ufffdb/"},
 	)
 	for _, r := range d.Rows {
