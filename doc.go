@@ -129,10 +129,18 @@
 //   - Only fetch, service-fetch and durable-fetch carry a request; any other
 //     kind, known or not, is Failure 当前没有 HTTP 请求 for every reader,
 //     whatever Request() returns, as is a nil Request on a fetch event.
-//   - The readers take Request.URL as a WHATWG serialisation and split it;
-//     they never fail on it. Origin: scheme://host[:port] for special
-//     schemes, the inner origin for a blob: URL over http(s), "null"
-//     otherwise. Hostname: lower case, no port, IPv6 in brackets.
+//   - The readers parse Request.URL as new URL does (the basic URL parser
+//     without a base), whatever its spelling: bare workerd's request.url
+//     is not normalised, so http://Example.COM:80/a/%2e%2e/b\c reads as
+//     origin http://example.com and path /b/c. A URL the parser rejects (no
+//     host, a bad port or IPv4 address, a forbidden host code point), a
+//     scheme a request does not have (only ftp, http, https, ws and wss are
+//     parsed; file:, blob: and non-special schemes are refused), or a host
+//     that is not ASCII after percent-decoding (it needs IDNA, which the
+//     package does not do; both workerd and net/http refuse such a Host) is
+//     Failure MsgRequestURL. Labels starting xn-- are not checked as
+//     Punycode. Origin: scheme://host[:port]. Hostname: lower case, no
+//     port, IPv6 in brackets.
 //   - Raw query: "" for no query and for a lone "?"; "??a" stays "??a".
 //   - Decoded path: percent-decoded exactly once (%2F → /, %252F → %2F, + stays
 //     +, %00 → NUL, U+FEFF kept); a % not followed by two hex digits, or
@@ -215,11 +223,12 @@
 //     costs memory in proportion, never stack.
 //
 // net/http adapter (HTTPEvent):
-//   - The URL is built from the connection (https under TLS), the Host
-//     header (lower case, IPv4 and IPv6 normalised, default port dropped) and
-//     the request-target, normalised as a WHATWG parser would. An
-//     absolute-form target supplies the host, not the scheme; a target that
-//     starts with // is a path, never an authority; no IDNA.
+//   - The URL is scheme://host target parsed and serialised as above: the
+//     scheme from the connection (https under TLS), the Host header, the
+//     request-target. An absolute-form target supplies the host, not the
+//     scheme; a target that starts with // is a path, never an authority. A
+//     host the parser rejects leaves the URL unparsed, as workerd's
+//     request.url is, and the URL readers then fail as new URL would.
 //   - Bytes that are not UTF-8, in a header value or in the raw
 //     request-target, are decoded the lenient way (each maximal ill-formed
 //     subpart becomes U+FFFD), as workerd does: GET /\xFF has the raw path

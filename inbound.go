@@ -90,18 +90,20 @@ func currentRequest(ev Event) (Request, error) {
 	return nil, failure(MsgNoRequest, nil)
 }
 
-// currentURL is the request URL of the current request, split into its
-// parts: what the URL readers start with.
+// currentURL is the URL of the current request, parsed as new URL parses
+// it: what the URL readers start with. A URL the parser rejects (or leaves
+// to IDNA), an empty one, or one of a scheme other than ftp, http, https,
+// ws and wss is Failure MsgRequestURL.
 func currentURL(ev Event) (urlParts, error) {
 	r, err := currentRequest(ev)
 	if err != nil {
 		return urlParts{}, err
 	}
-	s := r.URL()
-	if s == "" {
+	u, ok := parseURL(r.URL())
+	if !ok {
 		return urlParts{}, failure(MsgRequestURL, nil)
 	}
-	return splitURL(s), nil
+	return u, nil
 }
 
 // InboundHeader is 读取入站标头值: the value of the request header name,
@@ -361,29 +363,15 @@ func InboundSameOriginURL(ev Event, path string, set [][2]string, del []string) 
 	if len(set) > MaxSameOriginItems || len(del) > MaxSameOriginItems {
 		return "", violation(MsgSameOriginList)
 	}
-	var b strings.Builder
-	if u.scheme != "" {
-		b.WriteString(u.scheme)
-		b.WriteString(":")
+	if path != "" {
+		u.path = normalizePath(path)
 	}
-	b.WriteString("//")
-	b.WriteString(u.hostPort())
-	if path == "" {
-		path = u.pathname()
-		if !strings.HasPrefix(path, "/") {
-			b.WriteString("/") // not a special URL's serialisation; keep the host a host
-		}
-	} else {
-		path = normalizePath(path)
-	}
-	b.WriteString(path)
 	if len(set) == 0 && len(del) == 0 {
-		if u.hasQuery {
-			b.WriteString("?")
-			b.WriteString(u.query)
-		}
-		return b.String(), nil
+		return u.href(), nil
 	}
+	var b strings.Builder
+	b.WriteString(u.origin())
+	b.WriteString(u.path)
 	list := parseForm(u.query)
 	for _, k := range del {
 		list = formDelete(list, utf8DecodeWithoutBOM(k))
