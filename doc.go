@@ -246,6 +246,11 @@
 //     (a request built by hand), or a host holding / \ ? # or @, the URL
 //     is "" and the URL readers fail with MsgRequestURL: a host is never
 //     read from the path (http:///evil.example/steal would be).
+//   - What net/http changed or refused before the adapter sees a request
+//     cannot be undone; README.md lists these known platform differences
+//     (400 for a bad percent escape in the target, trimmed trailing spaces
+//     in header values, obs-fold joined by one space, Content-Length beside
+//     chunked framing, chunk boundaries).
 //   - Headers are a copy of r.Header with Host (r.Host) and Transfer-Encoding
 //     (r.TransferEncoding) put back, as a Worker's Request.headers has them.
 //     A Content-Length beside chunked framing cannot be put back: net/http
