@@ -13,8 +13,9 @@ import (
 type Request interface {
 	// Method is the method as the host received it.
 	Method() string
-	// URL is the absolute URL, serialised as the WHATWG URL standard does
-	// (what Request.url gives in a Worker).
+	// URL is the absolute URL (what Request.url gives in a Worker). It need
+	// not be normalised: the readers parse it as new URL does, and fail
+	// with MsgRequestURL where new URL would throw.
 	URL() string
 	// Header holds the request's headers; names are matched
 	// case-insensitively.
@@ -258,8 +259,8 @@ func InboundDecodedPath(ev Event) (string, error) {
 }
 
 // InboundOrigin is 读取入站来源: URL.origin of the request URL,
-// scheme "://" host [":" port] (the port only when not the default), or
-// "null" for an opaque origin.
+// scheme "://" host [":" port] (the port only when not the default). A URL
+// the parser rejects is Failure MsgRequestURL, as for every URL reader.
 //
 // "读取入站来源 返回 URL 标准的 origin，供应用比较同源请求；它不代表已经完成跨站请求授权。"
 func InboundOrigin(ev Event) (string, error) {
