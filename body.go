@@ -265,7 +265,10 @@ func readBody(r Request, limit int, strict bool, mode keepMode) (st BodyStatus, 
 		size = n + 1
 	}
 
-	rc := b.Open()
+	rc, ok := openBody(b)
+	if !ok {
+		return BodyUsed, body, 0, nil
+	}
 	defer func() { _ = rc.Close() }()
 	var v utf8Validator
 	var head [3]byte // the body's first bytes, for bomOffset

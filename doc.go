@@ -129,10 +129,18 @@
 //   - Only fetch, service-fetch and durable-fetch carry a request; any other
 //     kind, known or not, is Failure 当前没有 HTTP 请求 for every reader,
 //     whatever Request() returns, as is a nil Request on a fetch event.
-//   - The readers take Request.URL as a WHATWG serialisation and split it;
-//     they never fail on it. Origin: scheme://host[:port] for special
-//     schemes, the inner origin for a blob: URL over http(s), "null"
-//     otherwise. Hostname: lower case, no port, IPv6 in brackets.
+//   - The readers parse Request.URL as new URL does (the basic URL parser
+//     without a base), whatever its spelling: bare workerd's request.url
+//     is not normalised, so http://Example.COM:80/a/%2e%2e/b\c reads as
+//     origin http://example.com and path /b/c. A URL the parser rejects (no
+//     host, a bad port or IPv4 address, a forbidden host code point), a
+//     scheme a request does not have (only ftp, http, https, ws and wss are
+//     parsed; file:, blob: and non-special schemes are refused), or a host
+//     that is not ASCII after percent-decoding (it needs IDNA, which the
+//     package does not do; both workerd and net/http refuse such a Host) is
+//     Failure MsgRequestURL. Labels starting xn-- are not checked as
+//     Punycode. Origin: scheme://host[:port]. Hostname: lower case, no
+//     port, IPv6 in brackets.
 //   - Raw query: "" for no query and for a lone "?"; "??a" stays "??a".
 //   - Decoded path: percent-decoded exactly once (%2F → /, %252F → %2F, + stays
 //     +, %00 → NUL, U+FEFF kept); a % not followed by two hex digits, or
@@ -176,6 +184,10 @@
 //     a truncated one at the end is 4. Both text readers strip one leading
 //     BOM, also when it is split across chunks; the 16 MiB lenient limit
 //     counts decoded UTF-8 bytes and applies only to a body within the limit.
+//   - One body, one reader: when two goroutines read one body at once,
+//     exactly one gets it and the other sees status 3. A Body that can
+//     check and lock itself in one step (HTTPEvent's can) is opened that
+//     way; other Bodies are trusted to be read from one goroutine.
 //   - A stream error is Failure MsgBodyReadFailed + its text, after the bytes
 //     that came with it were counted and validated (so 1 or 4 can win). The
 //     stream is always closed; a Close error is swallowed. A Read returning
@@ -211,11 +223,38 @@
 //     costs memory in proportion, never stack.
 //
 // net/http adapter (HTTPEvent):
-//   - The URL is built from the connection (https under TLS), the Host
-//     header (lower case, IPv4 and IPv6 normalised, default port dropped) and
-//     the request-target, normalised as a WHATWG parser would. An
-//     absolute-form target supplies the host, not the scheme; a target that
-//     starts with // is a path, never an authority; bytes that are not UTF-8
-//     are percent-encoded one by one; no IDNA. net/http itself answers 400 to
+//   - The URL is scheme://host target parsed and serialised as above: the
+//     scheme from the connection (https under TLS), the Host header, the
+//     request-target. An absolute-form target supplies the host, not the
+//     scheme; a target that starts with // is a path, never an authority. A
+//     host the parser rejects leaves the URL unparsed, as workerd's
+//     request.url is, and the URL readers then fail as new URL would.
+//   - Bytes that are not UTF-8, in a header value or in the raw
+//     request-target, are decoded the lenient way (each maximal ill-formed
+//     subpart becomes U+FFFD), as workerd does: GET /\xFF has the raw path
+//     /%EF%BF%BD and the decoded path /\uFFFD. net/http itself answers 400 to
 //     a request-target with a bad percent escape, before any handler.
+//   - A request has a body stream unless it is GET or HEAD or has no body
+//     at all (r.Body nil or http.NoBody, or r.ContentLength 0 without a
+//     Content-Length header, as net/http's server gives an HTTP/2 request
+//     whose headers end the stream). A body of unknown length (chunked,
+//     HTTP/2 without content-length) is read; Content-Length: 0 is an empty
+//     stream.
+//   - No Host (HTTP/1.0 may name none): the URL's host is the address the
+//     request arrived on (http.LocalAddrContextKey), so InboundOrigin is a
+//     real origin and a same-origin URL stays on it. With no address either
+//     (a request built by hand), or a host holding / \ ? # or @, the URL
+//     is "" and the URL readers fail with MsgRequestURL: a host is never
+//     read from the path (http:///evil.example/steal would be).
+//   - What net/http changed or refused before the adapter sees a request
+//     cannot be undone; README.md lists these known platform differences
+//     (400 for a bad percent escape in the target, trimmed trailing spaces
+//     in header values, obs-fold joined by one space, Content-Length beside
+//     chunked framing, chunk boundaries).
+//   - Headers are a copy of r.Header with Host (r.Host) and Transfer-Encoding
+//     (r.TransferEncoding) put back, as a Worker's Request.headers has them.
+//     A Content-Length beside chunked framing cannot be put back: net/http
+//     deletes it and keeps no trace (r.ContentLength is -1), so over
+//     net/http the precheck does not see it; a host whose headers keep it
+//     (a Worker, NewRequestEvent) gets status 1 from it.
 package hostbridge
