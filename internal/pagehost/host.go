@@ -169,7 +169,7 @@ type Stats struct {
 	// keep it so.
 	DeadLetterQueue     int64 `json:"deadLetterQueue"`
 	DeadLetterDiscarded int64 `json:"deadLetterDiscarded"`
-	Full                int64 `json:"full"`        // sends refused with 503: the queue held -max-pending
+	RefusedFull         int64 `json:"refusedFull"` // sends refused with 503: the queue held -max-pending
 	Connections         int   `json:"connections"` // open now
 	LogDropped          int64 `json:"logDropped"`  // log records dropped: the log reader was slow or gone
 }
@@ -179,7 +179,7 @@ func (h *host) stats() Stats {
 	s := Stats{
 		Sent: q.Sent, Delivered: q.Delivered, Acked: q.Acked, Retried: q.Retried,
 		DeadLettered: q.DeadLettered, Dropped: q.Dropped, Pending: q.Pending, Batches: h.batches.Load(),
-		DeadLetterQueue: d.Pending, DeadLetterDiscarded: d.Dropped, Full: h.full.Load(),
+		DeadLetterQueue: d.Pending, DeadLetterDiscarded: d.Dropped, RefusedFull: h.full.Load(),
 	}
 	if l := h.conns.Load(); l != nil {
 		s.Connections = l.open()

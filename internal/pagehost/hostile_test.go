@@ -245,7 +245,7 @@ func TestQueueFull(t *testing.T) {
 			t.Errorf("%s %s: %d Retry-After %q %s", c.path, c.body, code, after, body)
 		}
 	}
-	if s := h.stats(); s.Pending != 3 || s.Full != 2 {
+	if s := h.stats(); s.Pending != 3 || s.RefusedFull != 2 {
 		t.Errorf("%+v, want 3 pending, 2 refused", s)
 	}
 }
