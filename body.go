@@ -243,7 +243,10 @@ func readBody(r Request, limit int, strict bool) (BodyStatus, bodyData, error) {
 	if _, over := declaredLength(r.Header(), limit); over {
 		return BodyTooLarge, bodyData{}, nil
 	}
-	rc := b.Open()
+	rc, ok := openBody(b)
+	if !ok {
+		return BodyUsed, bodyData{}, nil // another reader won since Used
+	}
 	defer func() { _ = rc.Close() }()
 	br := bodyReader{rc: rc, limit: limit, strict: strict}
 	st, err := br.read()
