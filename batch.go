@@ -92,11 +92,11 @@ type batchItem struct {
 	delayOK            bool // it is an integer in 0…MaxDelaySeconds
 }
 
-// scanBatch parses the batch text, which must be a JSON array, in one pass.
+// fastScanBatch parses the batch text, which must be a JSON array, in one pass.
 // It returns the items and the buffer that holds their canonical bodies.
 // Past MaxBatchMessages+1 items the batch is too long to send whatever they
 // hold: the rest of the text is still parsed, but no item nor body is kept.
-func scanBatch(src []byte) ([]batchItem, []byte, error) {
+func fastScanBatch(src []byte) ([]batchItem, []byte, error) {
 	p := newParser(src, nil, &bodyOptions)
 	defer p.release()
 	var (
@@ -240,4 +240,48 @@ func trailing(src []byte, i int) error {
 		return &syntaxError{SyntaxAfterJSON, i}
 	}
 	return nil
+}
+
+// refScanBatch is scanBatch on the reference (canonref.go): the batch is
+// parsed whole, then each item's surviving members are read in JavaScript
+// key order and each body is canonicalised again on its own span, with the
+// queue's checks. Like scanBatch it keeps at most MaxBatchMessages+1 items.
+func refScanBatch(src []byte) ([]batchItem, []byte, error) {
+	if i := refSkipSpace(src, 0); i >= len(src) {
+		return nil, nil, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+	} else if src[i] != '[' {
+		return nil, nil, unexpectedAt(src, i) // only an array is read
+	}
+	root, err := refParse(src, &canonOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	var (
+		items  []batchItem
+		bodies []byte
+	)
+	for _, e := range root.members[:min(len(root.members), MaxBatchMessages+1)] {
+		it := batchItem{badIndex: -1, notObject: !e.value.object}
+		for _, m := range e.value.members {
+			v := m.value
+			switch string(m.key) {
+			case `"body"`:
+				span, start := src[v.off:v.end], len(bodies)
+				bodies, it.bodyInfo, _ = refCanonical(bodies, span, &bodyOptions)
+				if it.bodyInfo.prob.kind != problemNone {
+					it.bodyInfo.prob.off += v.off
+				}
+				it.hasBody, it.bodyStart, it.bodyEnd, it.bodyInput = true, start, len(bodies), len(span)
+			case `"delaySeconds"`:
+				it.hasDelay = true
+				it.delay, it.delayOK = delayValue(refStringify(nil, v))
+			default:
+				if !it.hasBadKey && e.value.object {
+					it.hasBadKey, it.badKey, it.badIndex = true, string(m.key[1:len(m.key)-1]), m.index
+				}
+			}
+		}
+		items = append(items, it)
+	}
+	return items, bodies, nil
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"unicode/utf8"
 )
 
 // canonOptions say what canonical reports besides syntax errors.
@@ -48,12 +47,12 @@ type syntaxError struct {
 	off    int
 }
 
-// canonical appends to dst the canonical form of the JSON text src,
+// fastCanonical appends to dst the canonical form of the JSON text src,
 // JSON.stringify(JSON.parse(src)), and describes the parsed value. src must
 // be valid UTF-8 and strict RFC 8259 JSON, as JSON.parse takes it: no BOM,
 // no comments, no trailing commas, whitespace only space, tab, LF and CR. An
 // error is a *syntaxError.
-func canonical(dst, src []byte, o *canonOptions) ([]byte, canonInfo, error) {
+func fastCanonical(dst, src []byte, o *canonOptions) ([]byte, canonInfo, error) {
 	p := newParser(src, dst, o)
 	defer p.release()
 	if need := len(dst) + len(src) + 16; cap(dst) < need {
@@ -518,14 +517,6 @@ func (p *parser) rewrite(f *frame) (int, problem) {
 	return depth + 1, prob
 }
 
-// earlier returns whichever of a and b comes first in the text.
-func earlier(a, b problem) problem {
-	if a.kind == problemNone || b.kind != problemNone && b.off < a.off {
-		return b
-	}
-	return a
-}
-
 // isSpace: RFC 8259 §2, ws = *( %x20 / %x09 / %x0A / %x0D ).
 func skipSpace(src []byte, i int) int {
 	for i < len(src) && src[i] <= ' ' { // any other byte is not space
@@ -537,22 +528,6 @@ func skipSpace(src []byte, i int) int {
 		break
 	}
 	return i
-}
-
-// The reserved host-marker keys, as canonical JSON strings: the queue
-// rejects them at any depth, "包括借 \u0024 之类转义拼出的键".
-var markerKeys = [...]string{`"$句柄"`, `"$未定义"`, `"$大整数"`, `"$数字"`}
-
-func isMarker(key []byte) bool {
-	if len(key) < 2 || key[1] != '$' {
-		return false
-	}
-	for _, k := range markerKeys {
-		if string(key) == k {
-			return true
-		}
-	}
-	return false
 }
 
 // arrayIndex returns the canonical JSON string key as an ECMAScript array
@@ -595,20 +570,7 @@ func (p *parser) literal(i int, word string) (int, error) {
 
 // unexpected is the error for the byte at src[i], which cannot start or
 // continue anything here.
-func (p *parser) unexpected(i int) error {
-	c := p.src[i]
-	if c >= utf8.RuneSelf {
-		r, size := utf8.DecodeRune(p.src[i:])
-		if r == utf8.RuneError && size == 1 {
-			return &syntaxError{SyntaxBadUTF8, i}
-		}
-		return &syntaxError{SyntaxUnexpectedToken + " '" + string(r) + "'", i}
-	}
-	if c < 0x20 || c == 0x7f {
-		return &syntaxError{SyntaxUnexpectedToken + " U+00" + string(hexDigits[c>>4]) + string(hexDigits[c&0xf]), i}
-	}
-	return &syntaxError{SyntaxUnexpectedToken + " '" + string(c) + "'", i}
-}
+func (p *parser) unexpected(i int) error { return unexpectedAt(p.src, i) }
 
 // Error words the error as JavaScript hosts do: "SyntaxError: Unexpected
 // token 'x' in JSON at position 5".

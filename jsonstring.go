@@ -97,9 +97,9 @@ func (p *parser) escape(j int) (int, error) {
 	case 't':
 		p.out = append(p.out, '\\', 't')
 	case 'u':
-		u, ok := hex4(src, j+2)
-		if !ok {
-			return j, &syntaxError{SyntaxBadUnicode, j}
+		u, bad := hex4(src, j+2)
+		if bad >= 0 {
+			return bad, &syntaxError{SyntaxBadUnicode, bad}
 		}
 		j += 6
 		switch {
@@ -111,7 +111,7 @@ func (p *parser) escape(j int) (int, error) {
 			}
 		case utf16.IsSurrogate(rune(u)):
 			if u < 0xdc00 && j+1 < len(src) && src[j] == '\\' && src[j+1] == 'u' {
-				if lo, ok := hex4(src, j+2); ok && 0xdc00 <= lo && lo < 0xe000 {
+				if lo, bad := hex4(src, j+2); bad < 0 && 0xdc00 <= lo && lo < 0xe000 {
 					p.out = utf8.AppendRune(p.out, utf16.DecodeRune(rune(u), rune(lo)))
 					return j + 6, nil
 				}
@@ -121,32 +121,27 @@ func (p *parser) escape(j int) (int, error) {
 			p.out = utf8.AppendRune(p.out, rune(u))
 		}
 		return j, nil
-	default:
-		return j, &syntaxError{SyntaxBadEscape, j}
+	default: // V8 reports the character after the backslash
+		return j + 1, &syntaxError{SyntaxBadEscape, j + 1}
 	}
 	return j + 2, nil
 }
 
-// hex4 reads the four hex digits at src[i:].
-func hex4(src []byte, i int) (uint16, bool) {
-	if i+4 > len(src) {
-		return 0, false
-	}
-	var u uint16
-	for _, c := range src[i : i+4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
+// hex4 reads the four hex digits at src[i:]. bad is the offset of the
+// first that is not one (len(src) at the end), where V8 reports a bad
+// Unicode escape, or -1.
+func hex4(src []byte, i int) (u uint16, bad int) {
+	for k := i; k < i+4; k++ {
+		if k >= len(src) {
+			return 0, len(src)
 		}
-		u = u<<4 | uint16(c)
+		d, ok := hexValue(src[k])
+		if !ok {
+			return 0, k
+		}
+		u = u<<4 | uint16(d)
 	}
-	return u, true
+	return u, -1
 }
 
 const hexDigits = "0123456789abcdef"
