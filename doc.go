@@ -201,7 +201,12 @@
 //
 // Canonical JSON details:
 //   - A syntax error is worded "SyntaxError: <reason> in JSON at position
-//     <byte offset>"; an unexpected end is reported at the text's length.
+//     <offset>". The words after "SyntaxError: " are for diagnosis, not API
+//     (DESIGN.md: engines word them differently); the offset is a byte
+//     offset into the decoded text, where V8 points: the unexpected byte, the
+//     character after the backslash of a bad escape ("\q": 2), the first
+//     non-hex digit of a bad \u escape, the text's length for an unexpected
+//     end.
 //   - The problem the queue reports is the first in text order among those
 //     of the parsed value, at a key's opening quote, a number's first byte or
 //     a container's opening bracket; a repeated marker key is reported where
