@@ -18,6 +18,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -28,9 +29,15 @@ type refValue struct {
 	off, end int    // its span in the source
 	text     []byte // a primitive's text; nil for a container
 	object   bool
-	members  []refMember // an array's elements or an object's properties, in the order written
+	members  []refMember // an array's elements or an object's properties
 	depth    int         // nesting: [] is 1, a primitive 0
 	prob     problem     // the first of the queue's problems in it, in text order
+
+	// While the object is open: its keys so far (→ their member), and a
+	// key read whose value is not yet.
+	keys   map[string]int
+	key    []byte
+	keyOff int
 }
 
 // refMember is an element (no key) or a property of a container.
@@ -41,20 +48,12 @@ type refMember struct {
 	value  *refValue
 }
 
-// refOpen is a container not yet closed.
-type refOpen struct {
-	v      *refValue
-	keys   map[string]int // an object's keys so far → their member
-	key    []byte         // an object's key read, its value not yet
-	keyOff int
-}
-
 // refParser holds one canonicalisation.
 type refParser struct {
 	src  []byte
 	o    *canonOptions
-	open []refOpen // outermost first
-	end  int       // offset after the last token read
+	open []*refValue // the containers not yet closed, outermost first
+	end  int         // offset after the last token read
 }
 
 // refCanonical does what canonical does, as the specs say it.
@@ -79,7 +78,9 @@ func refParse(src []byte, o *canonOptions) (*refValue, error) {
 		if err != nil {
 			return nil, p.diagnose()
 		}
-		start := tokenStart(src, p.end)
+		// The token starts after whitespace and the one ',' or ':' that
+		// Token passes without returning it.
+		start := len(src) - len(bytes.TrimLeft(src[p.end:], " \t\n\r,:"))
 		p.end = int(dec.InputOffset())
 		v, err := p.token(tok, start)
 		if err != nil {
@@ -101,27 +102,12 @@ func refParse(src []byte, o *canonOptions) (*refValue, error) {
 }
 
 // refSkipSpace: RFC 8259 §2, ws = *( %x20 / %x09 / %x0A / %x0D ).
-func refSkipSpace(src []byte, i int) int {
-	for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// tokenStart is where the token after offset end starts: Token passes
-// whitespace and one ',' or ':' without returning them.
-func tokenStart(src []byte, end int) int {
-	i := refSkipSpace(src, end)
-	if i < len(src) && (src[i] == ',' || src[i] == ':') {
-		i = refSkipSpace(src, i+1)
-	}
-	return i
-}
+func refSkipSpace(src []byte, i int) int { return len(src) - len(bytes.TrimLeft(src[i:], " \t\n\r")) }
 
 // token takes the token at src[start:p.end] and returns the value it
 // completes, if any.
 func (p *refParser) token(tok json.Token, start int) (*refValue, error) {
-	raw := p.src[start:p.end]
+	v := &refValue{off: start, end: p.end, text: p.src[start:p.end]} // true, false, null
 	switch t := tok.(type) {
 	case json.Delim:
 		if t == '[' || t == '{' {
@@ -133,28 +119,20 @@ func (p *refParser) token(tok json.Token, start int) (*refValue, error) {
 		if err != nil {
 			return nil, err
 		}
-		if top := p.top(); top != nil && top.v.object && top.key == nil {
-			top.key, top.keyOff = quoteJSONString(nil, units), start
+		if v.text = quoteJSONString(nil, units); len(p.open) > 0 && p.top().object && p.top().key == nil {
+			p.top().key, p.top().keyOff = v.text, start
 			return nil, nil
 		}
-		return &refValue{off: start, end: p.end, text: quoteJSONString(nil, units)}, nil
 	case json.Number:
-		text, inf := refNumber(raw)
-		v := &refValue{off: start, end: p.end, text: text}
-		if inf && !p.o.infToNull {
+		var inf bool
+		if v.text, inf = refNumber(v.text); inf && !p.o.infToNull {
 			v.prob = problem{problemInf, start}
 		}
-		return v, nil
 	}
-	return &refValue{off: start, end: p.end, text: raw}, nil // true, false, null
+	return v, nil
 }
 
-func (p *refParser) top() *refOpen {
-	if len(p.open) == 0 {
-		return nil
-	}
-	return &p.open[len(p.open)-1]
-}
+func (p *refParser) top() *refValue { return p.open[len(p.open)-1] }
 
 // push opens a container. DESIGN.md: the inbound functions bound nesting
 // (maxDepth); the queue reports nesting over 24 levels
@@ -168,11 +146,7 @@ func (p *refParser) push(object bool, off int) error {
 	if p.o.deepOver > 0 && level > p.o.deepOver {
 		v.prob = problem{problemDeep, off}
 	}
-	o := refOpen{v: v}
-	if object {
-		o.keys = map[string]int{}
-	}
-	p.open = append(p.open, o)
+	p.open = append(p.open, v)
 	return nil
 }
 
@@ -182,15 +156,18 @@ func (p *refParser) push(object bool, off int) error {
 // already there gets the new value and keeps its place.
 func (p *refParser) add(v *refValue) {
 	o := p.top()
-	if !o.v.object {
-		o.v.members = append(o.v.members, refMember{index: -1, value: v})
+	if !o.object {
+		o.members = append(o.members, refMember{index: -1, value: v})
 		return
 	}
 	if k, ok := o.keys[string(o.key)]; ok {
-		o.v.members[k].value = v
+		o.members[k].value = v
 	} else {
-		o.keys[string(o.key)] = len(o.v.members)
-		o.v.members = append(o.v.members, refMember{o.key, o.keyOff, refArrayIndex(o.key), v})
+		if o.keys == nil {
+			o.keys = map[string]int{}
+		}
+		o.keys[string(o.key)] = len(o.members)
+		o.members = append(o.members, refMember{o.key, o.keyOff, refArrayIndex(o.key), v})
 	}
 	o.key = nil
 }
@@ -202,9 +179,8 @@ func (p *refParser) add(v *refValue) {
 // and P is not an array index, in ascending chronological order of property
 // creation". Its depth and problems are those of what survives.
 func (p *refParser) pop() *refValue {
-	v := p.top().v
-	p.open = p.open[:len(p.open)-1]
-	v.end = p.end
+	v := p.top()
+	p.open, v.end, v.keys = p.open[:len(p.open)-1], p.end, nil
 	slices.SortStableFunc(v.members, func(a, b refMember) int {
 		switch {
 		case a.index >= 0 && b.index >= 0:
@@ -263,43 +239,36 @@ func earlier(a, b problem) problem {
 // so a million nested arrays cost memory in proportion.
 func refStringify(dst []byte, root *refValue) []byte {
 	type place struct {
-		v    *refValue
-		next int // the next member to write; -1 before the opening bracket
+		v    *refValue // an open container
+		next int       // its next member to write
 	}
-	stack := []place{{root, -1}}
+	brackets := map[bool]string{false: "[]", true: "{}"}
+	var stack []place
+	write := func(v *refValue) {
+		if v.text != nil {
+			dst = append(dst, v.text...)
+			return
+		}
+		dst = append(dst, brackets[v.object][0])
+		stack = append(stack, place{v, 0})
+	}
+	write(root)
 	for len(stack) > 0 {
 		s := &stack[len(stack)-1]
-		v := s.v
-		switch {
-		case v.text != nil:
-			dst = append(dst, v.text...)
+		if s.next == len(s.v.members) {
+			dst = append(dst, brackets[s.v.object][1])
 			stack = stack[:len(stack)-1]
 			continue
-		case s.next < 0 && v.object:
-			dst = append(dst, '{')
-		case s.next < 0:
-			dst = append(dst, '[')
-		case s.next == len(v.members) && v.object:
-			dst = append(dst, '}')
-			stack = stack[:len(stack)-1]
-			continue
-		case s.next == len(v.members):
-			dst = append(dst, ']')
-			stack = stack[:len(stack)-1]
-			continue
-		case s.next > 0:
+		}
+		m := s.v.members[s.next]
+		if s.next > 0 {
 			dst = append(dst, ',')
 		}
-		if s.next < 0 {
-			s.next = 0
-			continue
-		}
-		m := v.members[s.next]
 		s.next++
-		if v.object {
+		if s.v.object {
 			dst = append(append(dst, m.key...), ':')
 		}
-		stack = append(stack, place{m.value, -1})
+		write(m.value)
 	}
 	return dst
 }
@@ -412,194 +381,105 @@ func quoteJSONString(dst []byte, s []uint16) []byte {
 // the literal is first spelt so: its significant digits D and the
 // exponent e that make its value 0.D × 10^e.
 func refNumber(lit []byte) (text []byte, inf bool) {
-	neg := lit[0] == '-'
-	mant, exp, _ := bytes.Cut(bytes.TrimPrefix(lit, []byte("-")), []byte("e"))
-	if m, x, ok := bytes.Cut(mant, []byte("E")); ok {
-		mant, exp = m, x
+	mant, exp := strings.TrimPrefix(string(lit), "-"), ""
+	if k := strings.IndexAny(mant, "eE"); k >= 0 {
+		mant, exp = mant[:k], mant[k+1:]
 	}
-	intPart, frac, _ := bytes.Cut(mant, []byte("."))
-	all := append(append([]byte{}, intPart...), frac...)
-	lead := len(all) - len(bytes.TrimLeft(all, "0"))
-	d := bytes.TrimRight(all[lead:], "0")
-	if len(d) == 0 {
-		return []byte("0"), false // ±0: "If m is +0𝔽 or -0𝔽, return "0""
-	}
-	e := len(intPart) - lead + refExponent(exp)
+	intPart, frac, _ := strings.Cut(mant, ".")
+	all := intPart + frac
+	lead := len(all) - len(strings.TrimLeft(all, "0"))
+	d := strings.TrimRight(all[lead:], "0")
+	x, _ := strconv.Atoi(exp)  // "+5" and "-5" too; held at ±2^63 when longer
+	x = max(min(x, 1e9), -1e9) // far past ±400 plus any count of digits a text here holds
+	e := len(intPart) - lead + x
 	switch {
+	case len(d) == 0: // ±0: "If m is +0𝔽 or -0𝔽, return "0""
+		return []byte("0"), false
 	case e > 400: // 0.D × 10^e ≥ 10^399, past the largest double
 		return []byte("null"), true
-	case e < -400: // below half the smallest: rounds to 0
+	case e < -400: // below half the smallest double: rounds to 0
 		return []byte("0"), false
 	}
-	s := "0." + string(d) + "e" + strconv.Itoa(e)
-	if neg {
-		s = "-" + s
-	}
-	f, _ := strconv.ParseFloat(s, 64)
+	f, _ := strconv.ParseFloat("0."+d+"e"+strconv.Itoa(e), 64)
 	if math.IsInf(f, 0) {
 		return []byte("null"), true
 	}
-	return appendNumber(nil, f), false
-}
-
-// refExponent reads an exponent's optional sign and digits, held within
-// ±10^9: far past ±400 plus any count of digits a text here can hold.
-func refExponent(x []byte) int {
-	neg := len(x) > 0 && x[0] == '-'
-	e := 0
-	for _, c := range bytes.TrimLeft(x, "+-") {
-		e = min(e*10+int(c-'0'), 1e9)
+	if lit[0] == '-' { // rounding is symmetric: the sign goes on after
+		f = -f
 	}
-	if neg {
-		return -e
-	}
-	return e
-}
-
-// appendNumber appends f as ECMAScript Number::toString does (ECMA-262
-// §6.1.6.1.20, with the shortest round-trip digits as RFC 8785 §3.2.2.3
-// describes): -0 is "0", exponent notation below 1e-6 and from 1e21 on.
-// f must be finite.
-//
-// strconv's shortest digits ('f' or 'e' with precision -1) are the digits s
-// of Number::toString, and its 'f' layout is the spec's for -6 < n ≤ 21
-// (10^(n-1) ≤ |x| < 10^n): digits then zeros, digits with a point, or "0."
-// then zeros then digits. The float comparisons pick that range exactly: 1e21
-// is a double, so no other double's shortest digits are 10^21, and the
-// double nearest 10^-6 is the only one whose shortest digits are 10^-6, so
-// |f| ≥ 1e-6 and |f| < 1e21 say -6 < n ≤ 21. encoding/json's float encoder
-// rests on the same reading. Outside it, 'e' writes "d.ddde-07", and
-// Number::toString "d.ddde-7": the exponent loses its leading zero (an
-// exponent from 21 on has none).
-func appendNumber(dst []byte, f float64) []byte {
-	if f == 0 {
-		return append(dst, '0')
-	}
-	if a := math.Abs(f); 1e-6 <= a && a < 1e21 {
-		return strconv.AppendFloat(dst, f, 'f', -1, 64)
-	}
-	dst = strconv.AppendFloat(dst, f, 'e', -1, 64)
-	if n := len(dst); dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
-		dst[n-2] = dst[n-1] // e-07 → e-7
-		dst = dst[:n-1]
-	}
-	return dst
+	return appendNumber(nil, f), false // Number::toString, in number.go
 }
 
 // ---- Syntax errors -----------------------------------------------------
 
-// wantToken is what the grammar allows next (RFC 8259 §2–§5).
-type wantToken uint8
-
-const (
-	wantValue     wantToken = iota // a value (or, first in an array, "]")
-	wantKey                        // a string (or, first in an object, "}")
-	wantColon                      // name-separator
-	wantSeparator                  // value-separator, or the container's end
-	wantEnd                        // nothing but whitespace: the text is one value
-)
-
-// expected is what may follow the last good token.
-func (p *refParser) expected() wantToken {
-	o := p.top()
+// expected is what the grammar (RFC 8259 §2–§5) allows after the last good
+// token: a separator (':' or ','; 0 for none), then a key or a value.
+func (p *refParser) expected() (sep byte, key bool) {
 	switch {
-	case o == nil:
-		return wantValue
-	case o.v.object && o.key != nil:
-		return wantColon
-	case len(o.v.members) > 0:
-		return wantSeparator
-	case o.v.object:
-		return wantKey
+	case len(p.open) == 0:
+		return 0, false
+	case p.top().object && p.top().key != nil:
+		return ':', false
+	case len(p.top().members) > 0:
+		return ',', p.top().object
 	}
-	return wantValue
+	return 0, p.top().object
 }
 
 // diagnose finds the syntax error the Decoder stopped at. The Decoder says
 // that a text is not JSON but not where as JavaScript hosts say it, so
-// diagnose reads the text again from the end of the last good token, by
-// the grammar, expecting what the open container expects: the error is at
-// most a separator, a scalar and a separator on.
+// diagnose reads again from the end of the last good token what one Token
+// call reads, a separator and a token, by the grammar.
 func (p *refParser) diagnose() error {
-	src, i, want := p.src, p.end, p.expected()
-	for {
-		if i = refSkipSpace(src, i); i >= len(src) {
-			return &syntaxError{SyntaxUnexpectedEnd, len(src)}
-		}
-		c := src[i]
-		switch {
-		case want == wantEnd:
-			return &syntaxError{SyntaxAfterJSON, i}
-		case want == wantColon && c == ':':
-			i, want = i+1, wantValue
-		case want == wantSeparator && c == ',':
-			i, want = i+1, wantValue
-			if p.top().v.object {
-				want = wantKey
-			}
-		case want == wantKey && c == '"', want == wantValue && bytes.IndexByte([]byte(`"-0123456789tfn`), c) >= 0:
-			end, err := refScanScalar(src, i)
-			if err != nil {
-				return err
-			}
-			i, want = end, nextAfterScalar(want, len(p.open))
-		default:
-			return unexpectedAt(src, i)
-		}
+	src, i := p.src, refSkipSpace(p.src, p.end)
+	sep, key := p.expected()
+	if sep != 0 && i < len(src) && src[i] == sep {
+		i, sep = refSkipSpace(src, i+1), 0
 	}
-}
-
-// nextAfterScalar is what may follow a key (want is wantKey) or a value.
-func nextAfterScalar(want wantToken, open int) wantToken {
 	switch {
-	case want == wantKey:
-		return wantColon
-	case open == 0:
-		return wantEnd
+	case i >= len(src):
+		return &syntaxError{SyntaxUnexpectedEnd, len(src)}
+	case sep == 0 && (src[i] == '"' || !key && strings.IndexByte("-0123456789tfn", src[i]) >= 0):
+		if _, err := refScanScalar(src, i); err != nil {
+			return err
+		}
 	}
-	return wantSeparator
+	return unexpectedAt(src, i) // a ']' after ',', a '1' after a key …
 }
 
 // refScanScalar reads the string, number or literal at src[i] and returns
 // the offset after it.
 func refScanScalar(src []byte, i int) (int, error) {
-	switch c := src[i]; {
-	case c == '"':
+	if src[i] == '"' {
 		_, end, err := refString(src, i)
 		return end, err
-	case c == 't':
-		return refLiteral(src, i, "true")
-	case c == 'f':
-		return refLiteral(src, i, "false")
-	case c == 'n':
-		return refLiteral(src, i, "null")
+	}
+	if word, ok := map[byte]string{'t': "true", 'f': "false", 'n': "null"}[src[i]]; ok {
+		return refLiteral(src, i, word)
 	}
 	return refScanNumber(src, i)
 }
 
 // refScanNumber reads number = [ minus ] int [ frac ] [ exp ] (RFC 8259 §6)
-// at src[i], where int = zero / ( digit1-9 *DIGIT ).
-func refScanNumber(src []byte, i int) (int, error) {
-	if src[i] == '-' {
+// at src[i]: int = zero / ( digit1-9 *DIGIT ), frac = decimal-point
+// 1*DIGIT, exp = e [ minus / plus ] 1*DIGIT.
+func refScanNumber(src []byte, i int) (end int, err error) {
+	at := func(chars string) bool { return i < len(src) && strings.IndexByte(chars, src[i]) >= 0 }
+	if at("-") {
 		i++
 	}
-	if i < len(src) && src[i] == '0' {
+	if at("0") {
 		i++
-	} else if end, err := refDigits(src, i); err != nil {
-		return end, err
-	} else {
-		i = end
+	} else if i, err = refDigits(src, i); err != nil {
+		return i, err
 	}
-	if i < len(src) && src[i] == '.' { // frac = decimal-point 1*DIGIT
-		end, err := refDigits(src, i+1)
-		if err != nil {
-			return end, err
+	if at(".") {
+		if i, err = refDigits(src, i+1); err != nil {
+			return i, err
 		}
-		i = end
 	}
-	if i < len(src) && (src[i] == 'e' || src[i] == 'E') { // exp = e [ minus / plus ] 1*DIGIT
-		i++
-		if i < len(src) && (src[i] == '-' || src[i] == '+') {
+	if at("eE") {
+		if i++; at("-+") {
 			i++
 		}
 		return refDigits(src, i)
@@ -609,10 +489,10 @@ func refScanNumber(src []byte, i int) (int, error) {
 
 // refDigits reads 1*DIGIT at src[i].
 func refDigits(src []byte, i int) (int, error) {
-	if i >= len(src) {
+	switch {
+	case i >= len(src):
 		return i, &syntaxError{SyntaxUnexpectedEnd, len(src)}
-	}
-	if src[i] < '0' || src[i] > '9' {
+	case src[i] < '0' || src[i] > '9':
 		return i, &syntaxError{SyntaxBadNumber, i}
 	}
 	for i < len(src) && '0' <= src[i] && src[i] <= '9' {
@@ -623,15 +503,17 @@ func refDigits(src []byte, i int) (int, error) {
 
 // refLiteral reads the literal name word (RFC 8259 §3) at src[i].
 func refLiteral(src []byte, i int, word string) (int, error) {
-	for k := range len(word) {
-		if i+k >= len(src) {
-			return i + k, &syntaxError{SyntaxUnexpectedEnd, len(src)}
-		}
-		if src[i+k] != word[k] {
-			return i + k, unexpectedAt(src, i+k)
-		}
+	k := 0
+	for k < len(word) && i+k < len(src) && src[i+k] == word[k] {
+		k++
 	}
-	return i + len(word), nil
+	switch {
+	case k == len(word):
+		return i + k, nil
+	case i+k == len(src):
+		return i + k, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+	}
+	return i + k, unexpectedAt(src, i+k)
 }
 
 // unexpectedAt is the error for the byte at src[i], which cannot start or
