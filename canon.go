@@ -140,102 +140,111 @@ type member struct {
 
 // value parses the one JSON value at src[i:] and returns the offset after it.
 func (p *parser) value(i int) (int, canonInfo, error) {
-	src := p.src
 	base := len(p.stack)
-	var (
-		depth int
-		prob  problem
-		err   error
-	)
 	for {
 		// Parse one value at i; a container is pushed and its first member
 		// or element parsed next.
-		if i >= len(src) {
-			return i, canonInfo{}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+		var (
+			info   canonInfo
+			closed bool
+			err    error
+		)
+		if i >= len(p.src) {
+			return i, canonInfo{}, &syntaxError{SyntaxUnexpectedEnd, len(p.src)}
 		}
-		switch c := src[i]; {
-		case c == '{' || c == '[':
-			level := len(p.stack) - base + 1
-			if p.o.maxDepth > 0 && level > p.o.maxDepth {
-				return i, canonInfo{}, &syntaxError{SyntaxTooDeep, i}
-			}
-			f := p.push()
-			f.object, f.start, f.memBase = c == '{', len(p.out), len(p.members)
-			if p.o.deepOver > 0 && level > p.o.deepOver {
-				f.deep, f.prob = true, problem{problemDeep, i}
-			}
-			p.out = append(p.out, c)
-			i = skipSpace(src, i+1)
-			if i < len(src) && (src[i] == '}' && c == '{' || src[i] == ']' && c == '[') {
-				i++
-				depth, prob = p.close()
-				break
-			}
-			if c == '{' {
-				if i, err = p.key(i); err != nil {
-					return i, canonInfo{}, err
-				}
-			}
-			continue
-		case c == '"':
-			if i, err = p.str(i); err != nil {
+		if c := p.src[i]; c == '{' || c == '[' {
+			if i, closed, info, err = p.open(i, base); err != nil {
 				return i, canonInfo{}, err
 			}
-			depth, prob = 0, problem{}
-		case c == '-' || '0' <= c && c <= '9':
-			if i, prob, err = p.number(i); err != nil {
-				return i, canonInfo{}, err
+			if !closed {
+				continue
 			}
-			depth = 0
-		case c == 't':
-			if i, err = p.literal(i, "true"); err != nil {
-				return i, canonInfo{}, err
-			}
-			depth, prob = 0, problem{}
-		case c == 'f':
-			if i, err = p.literal(i, "false"); err != nil {
-				return i, canonInfo{}, err
-			}
-			depth, prob = 0, problem{}
-		case c == 'n':
-			if i, err = p.literal(i, "null"); err != nil {
-				return i, canonInfo{}, err
-			}
-			depth, prob = 0, problem{}
-		default:
-			return i, canonInfo{}, p.unexpected(i)
+		} else if i, info.prob, err = p.scalar(i); err != nil {
+			return i, canonInfo{}, err
 		}
 		// A value is complete: hand it to its container, which may complete
 		// in turn.
-		for {
-			if len(p.stack) == base {
-				return i, canonInfo{depth, prob}, nil
-			}
-			p.attach(depth, prob)
-			f := &p.stack[len(p.stack)-1]
-			i = skipSpace(src, i)
-			if i >= len(src) {
-				return i, canonInfo{}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
-			}
-			c := src[i]
-			if c == ',' {
-				p.out = append(p.out, ',')
-				i = skipSpace(src, i+1)
-				if f.object {
-					if i, err = p.key(i); err != nil {
-						return i, canonInfo{}, err
-					}
-				}
-				break
-			}
-			if f.object && c == '}' || !f.object && c == ']' {
-				i++
-				depth, prob = p.close()
-				continue
-			}
-			return i, canonInfo{}, p.unexpected(i)
+		var done bool
+		if i, done, info, err = p.complete(i, base, info); err != nil || done {
+			return i, info, err
 		}
 	}
+}
+
+// scalar parses the string, number or literal at src[i:].
+func (p *parser) scalar(i int) (int, problem, error) {
+	var err error
+	switch c := p.src[i]; {
+	case c == '"':
+		i, err = p.str(i)
+	case c == '-' || '0' <= c && c <= '9':
+		return p.number(i)
+	case c == 't':
+		i, err = p.literal(i, "true")
+	case c == 'f':
+		i, err = p.literal(i, "false")
+	case c == 'n':
+		i, err = p.literal(i, "null")
+	default:
+		err = p.unexpected(i)
+	}
+	return i, problem{}, err
+}
+
+// open pushes the container at src[i:] and parses up to its first element
+// or member's value; closed reports an empty container, parsed whole.
+func (p *parser) open(i, base int) (int, bool, canonInfo, error) {
+	src, c := p.src, p.src[i]
+	level := len(p.stack) - base + 1
+	if p.o.maxDepth > 0 && level > p.o.maxDepth {
+		return i, false, canonInfo{}, &syntaxError{SyntaxTooDeep, i}
+	}
+	f := p.push()
+	f.object, f.start, f.memBase = c == '{', len(p.out), len(p.members)
+	if p.o.deepOver > 0 && level > p.o.deepOver {
+		f.deep, f.prob = true, problem{problemDeep, i}
+	}
+	p.out = append(p.out, c)
+	i = skipSpace(src, i+1)
+	if i < len(src) && src[i] == c+2 { // ']' is '[' + 2, '}' is '{' + 2
+		depth, prob := p.close()
+		return i + 1, true, canonInfo{depth, prob}, nil
+	}
+	var err error
+	if c == '{' {
+		i, err = p.key(i)
+	}
+	return i, false, canonInfo{}, err
+}
+
+// complete hands the value just parsed, described by info, to the
+// innermost open container, closing each container it completes. done
+// reports that the value at base is complete, described by the info
+// returned; else i is where the next value starts.
+func (p *parser) complete(i, base int, info canonInfo) (int, bool, canonInfo, error) {
+	src := p.src
+	for len(p.stack) > base {
+		p.attach(info.depth, info.prob)
+		f := &p.stack[len(p.stack)-1]
+		if i = skipSpace(src, i); i >= len(src) {
+			return i, false, canonInfo{}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+		}
+		switch c := src[i]; {
+		case c == ',':
+			p.out = append(p.out, ',')
+			var err error
+			if i = skipSpace(src, i+1); f.object {
+				i, err = p.key(i)
+			}
+			return i, false, canonInfo{}, err
+		case f.object && c == '}' || !f.object && c == ']':
+			i++
+			info.depth, info.prob = p.close()
+		default:
+			return i, false, canonInfo{}, p.unexpected(i)
+		}
+	}
+	return i, true, info, nil
 }
 
 // push opens a container: its frame, zero, on top of the stack.
@@ -320,6 +329,13 @@ func (p *parser) key(i int) (int, error) {
 	if p.o.markers && isMarker(key) && f.prob.kind == problemNone {
 		f.prob = problem{problemMarker, i}
 	}
+	p.member(f, key, keyStart, keyEnd, i)
+	return skipSpace(src, j+1), nil
+}
+
+// member opens a member of f, the innermost open object: its key is
+// p.out[keyStart:keyEnd], found at src[keyOff].
+func (p *parser) member(f *frame, key []byte, keyStart, keyEnd, keyOff int) {
 	k := len(p.members) // this member
 	// Does the key repeat one? A key whose keyBit no earlier key set is
 	// new without a look; any other is looked up, as every key is once the
@@ -348,8 +364,7 @@ func (p *parser) key(i int) (int, error) {
 	// made. valEnd, depth and prob are attach's to write.
 	p.members = growDoubling(p.members)
 	m := &p.members[k]
-	m.keyStart, m.keyEnd, m.keyOff, m.index, m.first, m.last = keyStart, keyEnd, i, index, first, k
-	return skipSpace(src, j+1), nil
+	m.keyStart, m.keyEnd, m.keyOff, m.index, m.first, m.last = keyStart, keyEnd, keyOff, index, first, k
 }
 
 // mapKeys gives f, an object with many keys, a map from its keys' hashes
@@ -517,7 +532,8 @@ func (p *parser) rewrite(f *frame) (int, problem) {
 	return depth + 1, prob
 }
 
-// isSpace: RFC 8259 §2, ws = *( %x20 / %x09 / %x0A / %x0D ).
+// skipSpace returns the offset of the first byte from i on that is not
+// whitespace: RFC 8259 §2, ws = *( %x20 / %x09 / %x0A / %x0D ).
 func skipSpace(src []byte, i int) int {
 	for i < len(src) && src[i] <= ' ' { // any other byte is not space
 		switch src[i] {

@@ -15,82 +15,33 @@ import (
 // Number::toString does. A number beyond the double range is ±Infinity:
 // written null with infToNull (JSON.stringify), else reported.
 //
-// Most numbers are written without converting them: one already spelt as
-// Number::toString spells it is copied; one of at most 15 significant
-// digits, or of up to 19 that alreadyShortest vouches for, has its digits
-// laid out again. Only the rest go through strconv.
+// Most numbers are written without converting them, where refNumber
+// (canonref.go) converts every one: one already spelt as Number::toString
+// spells it is copied; one of at most 15 significant digits, or of up to 19
+// that alreadyShortest vouches for, has its digits laid out again. Only the
+// rest go through strconv.
 func (p *parser) number(i int) (int, problem, error) {
+	n, err := scanNumber(p.src, i)
+	if err != nil {
+		return n.end, problem{}, err
+	}
 	src := p.src
-	start := i
-	if src[i] == '-' {
-		i++
-	}
-	digits := i
-	var m uint64 // the digits as an integer, while there are at most 19 significant ones
-	switch {
-	case i >= len(src):
-		return i, problem{}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
-	case src[i] == '0':
-		i++
-	case '1' <= src[i] && src[i] <= '9':
-		for ; i < len(src) && '0' <= src[i] && src[i] <= '9'; i++ {
-			m = m*10 + uint64(src[i]-'0')
-		}
-	default:
-		return i, problem{}, &syntaxError{SyntaxBadNumber, i}
-	}
-	intEnd := i
-	fracStart := i
-	if i < len(src) && src[i] == '.' {
-		i++
-		fracStart = i
-		if i >= len(src) {
-			return i, problem{}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
-		}
-		if src[i] < '0' || src[i] > '9' {
-			return i, problem{}, &syntaxError{SyntaxBadNumber, i}
-		}
-		for ; i < len(src) && '0' <= src[i] && src[i] <= '9'; i++ {
-			m = m*10 + uint64(src[i]-'0')
-		}
-	}
-	fracEnd := i
-	exp := 0 // the exponent, held at ±2^40 (past any count of digits)
-	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
-		i++
-		neg := i < len(src) && src[i] == '-'
-		if i < len(src) && (src[i] == '+' || src[i] == '-') {
-			i++
-		}
-		if i >= len(src) {
-			return i, problem{}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
-		}
-		if src[i] < '0' || src[i] > '9' {
-			return i, problem{}, &syntaxError{SyntaxBadNumber, i}
-		}
-		for ; i < len(src) && '0' <= src[i] && src[i] <= '9'; i++ {
-			exp = min(exp*10+int(src[i]-'0'), 1<<40)
-		}
-		if neg {
-			exp = -exp
-		}
-	}
-	if verbatim(src[start:i], digits-start, intEnd-start, fracStart-start, fracEnd-start) {
-		p.out = append(p.out, src[start:i]...)
-		return i, problem{}, nil
+	if verbatim(src[n.start:n.end], n.digits-n.start, n.intEnd-n.start, n.fracStart-n.start, n.fracEnd-n.start) {
+		p.out = append(p.out, src[n.start:n.end]...)
+		return n.end, problem{}, nil
 	}
 	// The value is m × 10^-q, m having sig significant digits.
-	sig := intEnd - digits + fracEnd - fracStart
-	if src[digits] == '0' { // 0.000ddd: the zeros before the first significant digit do not count
+	sig := n.intEnd - n.digits + n.fracEnd - n.fracStart
+	if src[n.digits] == '0' { // 0.000ddd: the zeros before the first significant digit do not count
 		sig--
-		for z := fracStart; z < fracEnd && src[z] == '0'; z++ {
+		for z := n.fracStart; z < n.fracEnd && src[z] == '0'; z++ {
 			sig--
 		}
 	}
-	q := fracEnd - fracStart - exp
+	m, q := n.m, n.fracEnd-n.fracStart-n.exp
 	if sig == 0 {
 		p.out = append(p.out, '0') // zero, whatever its sign and exponent
-		return i, problem{}, nil
+		return n.end, problem{}, nil
 	}
 	if sig <= 19 {
 		for m%10 == 0 {
@@ -103,34 +54,112 @@ func (p *parser) number(i int) (int, problem, error) {
 		// double (DBL_DIG is 15), so no shorter one can. Well inside the
 		// double range, they are laid out as they are.
 		if sig <= 15 && -290 <= sig-q && sig-q <= 290 || alreadyShortest(m, q) {
-			if src[start] == '-' {
+			if src[n.start] == '-' {
 				p.out = append(p.out, '-')
 			}
 			var buf [20]byte
 			p.out = appendDigits(p.out, strconv.AppendUint(buf[:0], m, 10), sig-q)
-			return i, problem{}, nil
+			return n.end, problem{}, nil
 		}
 	}
-	text := src[start:i]
-	if intEnd-digits+fracEnd-fracStart > 700 {
+	return n.end, p.convert(n), nil
+}
+
+// convert writes the number n by strconv: its double's shortest digits, or
+// null for ±Infinity.
+func (p *parser) convert(n numberSpan) problem {
+	src := p.src
+	text := src[n.start:n.end]
+	if n.intEnd-n.digits+n.fracEnd-n.fracStart > 700 {
 		// strconv misreads some long numbers: it keeps 800 digits and then
 		// loses count of where the point is, and it holds exponents at
 		// 10000, which many zeros can bring back into range. Give it the
 		// significant digits after the point and the exponent they need.
 		// (With fewer digits, an exponent past 10000 is ±Infinity or 0
 		// either way.)
-		text = p.pointFirst(src[start] == '-', src[digits:fracEnd], intEnd-digits, exp)
+		text = p.pointFirst(src[n.start] == '-', src[n.digits:n.fracEnd], n.intEnd-n.digits, n.exp)
 	}
 	f, err := strconv.ParseFloat(string(text), 64)
 	if err != nil { // only ErrRange can happen here: ±Inf
 		p.out = append(p.out, "null"...)
 		if p.o.infToNull {
-			return i, problem{}, nil
+			return problem{}
 		}
-		return i, problem{problemInf, start}, nil
+		return problem{problemInf, n.start}
 	}
 	p.out = appendNumber(p.out, f)
-	return i, problem{}, nil
+	return problem{}
+}
+
+// numberSpan is where the parts of a JSON number lie in the source.
+type numberSpan struct {
+	start, digits, intEnd, fracStart, fracEnd, end int
+	m                                              uint64 // the digits as an integer, while there are at most 19 significant ones
+	exp                                            int    // the exponent, held at ±2^40 (past any count of digits)
+}
+
+// scanNumber reads the number at src[i:] by RFC 8259's grammar, with the
+// errors refScanNumber reports.
+func scanNumber(src []byte, i int) (numberSpan, error) {
+	n := numberSpan{start: i}
+	if src[i] == '-' {
+		i++
+	}
+	n.digits = i
+	switch {
+	case i >= len(src):
+		return numberSpan{end: i}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+	case src[i] == '0':
+		i++
+	case '1' <= src[i] && src[i] <= '9':
+		i = digitRun(src, i, &n.m)
+	default:
+		return numberSpan{end: i}, &syntaxError{SyntaxBadNumber, i}
+	}
+	n.intEnd, n.fracStart = i, i
+	if i < len(src) && src[i] == '.' {
+		if i++; i >= len(src) || src[i] < '0' || src[i] > '9' {
+			return numberSpan{end: i}, digitsError(src, i)
+		}
+		n.fracStart = i
+		i = digitRun(src, i, &n.m)
+	}
+	n.fracEnd = i
+	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
+		i++
+		neg := i < len(src) && src[i] == '-'
+		if i < len(src) && (src[i] == '+' || src[i] == '-') {
+			i++
+		}
+		if i >= len(src) || src[i] < '0' || src[i] > '9' {
+			return numberSpan{end: i}, digitsError(src, i)
+		}
+		for ; i < len(src) && '0' <= src[i] && src[i] <= '9'; i++ {
+			n.exp = min(n.exp*10+int(src[i]-'0'), 1<<40)
+		}
+		if neg {
+			n.exp = -n.exp
+		}
+	}
+	n.end = i
+	return n, nil
+}
+
+// digitRun reads the digits at src[i:] into *m and returns the offset
+// after them.
+func digitRun(src []byte, i int, m *uint64) int {
+	for ; i < len(src) && '0' <= src[i] && src[i] <= '9'; i++ {
+		*m = *m*10 + uint64(src[i]-'0')
+	}
+	return i
+}
+
+// digitsError is the error where a digit must be, at src[i].
+func digitsError(src []byte, i int) error {
+	if i >= len(src) {
+		return &syntaxError{SyntaxUnexpectedEnd, len(src)}
+	}
+	return &syntaxError{SyntaxBadNumber, i}
 }
 
 // pointFirst spells the number whose digits (a '.' among them, after
