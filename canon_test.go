@@ -177,9 +177,10 @@ func TestAppendQuoted(t *testing.T) {
 		{"</script>&'`", "\"</script>&'`\""},       // no HTML escaping
 		{"/", `"/"`},                               // slash is raw
 		{"é中😀\ufeff\uffff", "\"é中😀\ufeff\uffff\""}, // non-ASCII is raw
-		{"a\xffb", "\"a\ufffdb\""},                 // not UTF-8: U+FFFD per byte
+		{"a\xffb", "\"a\ufffdb\""},                 // not UTF-8: U+FFFD per maximal subpart
 		{"\xed\xa0\x80", "\"\ufffd\ufffd\ufffd\""}, // an encoded surrogate is not UTF-8
-		{"\xe4\xb8", "\"\ufffd\ufffd\""},           // truncated
+		{"\xe4\xb8", "\"\ufffd\""},                 // truncated: one maximal subpart
+		{"a\xf0\x90\x80b", "\"a\ufffdb\""},         // one, as TextDecoder and the query readers
 	} {
 		got := appendQuoted([]byte("<"), c.in)
 		if string(got) != "<"+c.want {
@@ -190,6 +191,30 @@ func TestAppendQuoted(t *testing.T) {
 
 // TestAppendQuotedAllBytes: every one-byte string, against encoding/json for
 // what both escape the same way.
+// TestAppendQuotedTextDecoder: appendQuoted decodes as TextDecoder does
+// with ignoreBOM (a Go string keeps its BOM), on every case of
+// testdata/utf8-decoding.json.
+func TestAppendQuotedTextDecoder(t *testing.T) {
+	var d struct {
+		Cases []struct {
+			Name, Bytes, Lenient string
+			IgnoreBOM            *string `json:"ignore_bom_lenient"`
+		}
+	}
+	readTestJSON(t, "utf8-decoding.json", &d)
+	for _, c := range d.Cases {
+		want := c.Lenient
+		if c.IgnoreBOM != nil {
+			want = *c.IgnoreBOM
+		}
+		got := appendQuoted(nil, string(mustHex(t, c.Bytes)))
+		var back string
+		if err := json.Unmarshal(got, &back); err != nil || back != want {
+			t.Errorf("%s: appendQuoted(%s) = %q, want the JSON string of %q (%v)", c.Name, c.Bytes, got, want, err)
+		}
+	}
+}
+
 func TestAppendQuotedAllBytes(t *testing.T) {
 	for c := 0; c < 0x80; c++ {
 		s := string(rune(c))

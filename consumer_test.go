@@ -403,6 +403,21 @@ func TestReadQueueBatchShape(t *testing.T) {
 	}
 }
 
+// TestReadQueueBatchInvalidUTF8: an ID or queue name that is not UTF-8 is
+// written as TextDecoder decodes it, one U+FFFD per maximal subpart, as the
+// query readers decode a query: F0 90 80 is one subpart, FF another.
+func TestReadQueueBatchInvalidUTF8(t *testing.T) {
+	b := &recBatch{queue: "q\xff", msgs: []Message{{ID: "a\xf0\x90\x80b", Attempts: 1, Timestamp: time.UnixMilli(0), Body: json.RawMessage(`1`)}}}
+	got, err := ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
+	want := `{"queue":"q` + "\ufffd" + `","messages":[{"id":"a` + "\ufffd" + `b","attempts":1,"timestamp":0,"body":1}]}`
+	if err != nil || got != want {
+		t.Errorf("got %q, %v; want %q", got, err, want)
+	}
+	if id := utf8DecodeWithoutBOM(b.msgs[0].ID); !strings.Contains(got, `"`+id+`"`) {
+		t.Errorf("the ID %q reads %q, the query readers' decoding %q", b.msgs[0].ID, got, id)
+	}
+}
+
 // FuzzAckRetry: an ack or retry reaches the platform exactly when no error
 // is returned, and then with the arguments given.
 func FuzzAckRetry(f *testing.F) {

@@ -146,38 +146,12 @@ func hex4(src []byte, i int) (u uint16, bad int) {
 
 const hexDigits = "0123456789abcdef"
 
-// appendQuoted appends s as a JSON string the way JSON.stringify writes it:
-// only '"', '\\' and C0 controls are escaped (\b \f \n \r \t, others as
-// \u00xx); everything else, U+2028 and DEL included, is written raw. A byte
-// that is not valid UTF-8 is written as U+FFFD.
+// appendQuoted appends the Go string s (a queue name, a message ID) as
+// JSON.stringify writes the String a host makes of it: s decoded as
+// TextDecoder decodes UTF-8 (each maximal subpart of an ill-formed sequence
+// one U+FFFD, as the query readers decode), then quoteJSONString.
 func appendQuoted(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				dst = append(dst, s[start:i]...)
-				dst = utf8.AppendRune(dst, utf8.RuneError)
-				i++
-				start = i
-				continue
-			}
-			i += size
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		dst = appendEscape(dst, c)
-		i++
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return quoteJSONString(dst, utf16.Encode([]rune(utf8DecodeWithoutBOM(s))))
 }
 
 // appendEscape appends the JSON.stringify escape of the ASCII byte c, which
