@@ -140,33 +140,60 @@ type member struct {
 
 // value parses the one JSON value at src[i:] and returns the offset after it.
 func (p *parser) value(i int) (int, canonInfo, error) {
-	base := len(p.stack)
+	src, base := p.src, len(p.stack)
+	var (
+		depth int
+		prob  problem
+		err   error
+	)
 	for {
 		// Parse one value at i; a container is pushed and its first member
 		// or element parsed next.
-		var (
-			info   canonInfo
-			closed bool
-			err    error
-		)
-		if i >= len(p.src) {
-			return i, canonInfo{}, &syntaxError{SyntaxUnexpectedEnd, len(p.src)}
+		if i >= len(src) {
+			return i, canonInfo{}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
 		}
-		if c := p.src[i]; c == '{' || c == '[' {
-			if i, closed, info, err = p.open(i, base); err != nil {
-				return i, canonInfo{}, err
-			}
-			if !closed {
+		depth, prob = 0, problem{}
+		switch c := src[i]; {
+		case c == '"': // the most frequent value, parsed without a detour
+			i, err = p.str(i)
+		case c == '{' || c == '[':
+			var closed bool
+			if i, closed, depth, prob, err = p.open(i, base); err == nil && !closed {
 				continue
 			}
-		} else if i, info.prob, err = p.scalar(i); err != nil {
+		default:
+			i, prob, err = p.scalar(i)
+		}
+		if err != nil {
 			return i, canonInfo{}, err
 		}
 		// A value is complete: hand it to its container, which may complete
 		// in turn.
-		var done bool
-		if i, done, info, err = p.complete(i, base, info); err != nil || done {
-			return i, info, err
+		for {
+			if len(p.stack) == base {
+				return i, canonInfo{depth, prob}, nil
+			}
+			p.attach(depth, prob)
+			f := &p.stack[len(p.stack)-1]
+			if i = skipSpace(src, i); i >= len(src) {
+				return i, canonInfo{}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+			}
+			if c := src[i]; f.object && c == '}' || !f.object && c == ']' {
+				i++
+				depth, prob = p.close()
+				continue
+			}
+			break
+		}
+		// Then a ',' and the next element, or member's key.
+		if src[i] != ',' {
+			return i, canonInfo{}, p.unexpected(i)
+		}
+		p.out = append(p.out, ',')
+		if i = skipSpace(src, i+1); p.stack[len(p.stack)-1].object {
+			if i, err = p.key(i); err != nil {
+				return i, canonInfo{}, err
+			}
 		}
 	}
 }
@@ -192,12 +219,13 @@ func (p *parser) scalar(i int) (int, problem, error) {
 }
 
 // open pushes the container at src[i:] and parses up to its first element
-// or member's value; closed reports an empty container, parsed whole.
-func (p *parser) open(i, base int) (int, bool, canonInfo, error) {
+// or member's value; closed reports an empty container, parsed whole, of
+// the depth and problem returned.
+func (p *parser) open(i, base int) (int, bool, int, problem, error) {
 	src, c := p.src, p.src[i]
 	level := len(p.stack) - base + 1
 	if p.o.maxDepth > 0 && level > p.o.maxDepth {
-		return i, false, canonInfo{}, &syntaxError{SyntaxTooDeep, i}
+		return i, false, 0, problem{}, &syntaxError{SyntaxTooDeep, i}
 	}
 	f := p.push()
 	f.object, f.start, f.memBase = c == '{', len(p.out), len(p.members)
@@ -208,43 +236,13 @@ func (p *parser) open(i, base int) (int, bool, canonInfo, error) {
 	i = skipSpace(src, i+1)
 	if i < len(src) && src[i] == c+2 { // ']' is '[' + 2, '}' is '{' + 2
 		depth, prob := p.close()
-		return i + 1, true, canonInfo{depth, prob}, nil
+		return i + 1, true, depth, prob, nil
 	}
 	var err error
 	if c == '{' {
 		i, err = p.key(i)
 	}
-	return i, false, canonInfo{}, err
-}
-
-// complete hands the value just parsed, described by info, to the
-// innermost open container, closing each container it completes. done
-// reports that the value at base is complete, described by the info
-// returned; else i is where the next value starts.
-func (p *parser) complete(i, base int, info canonInfo) (int, bool, canonInfo, error) {
-	src := p.src
-	for len(p.stack) > base {
-		p.attach(info.depth, info.prob)
-		f := &p.stack[len(p.stack)-1]
-		if i = skipSpace(src, i); i >= len(src) {
-			return i, false, canonInfo{}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
-		}
-		switch c := src[i]; {
-		case c == ',':
-			p.out = append(p.out, ',')
-			var err error
-			if i = skipSpace(src, i+1); f.object {
-				i, err = p.key(i)
-			}
-			return i, false, canonInfo{}, err
-		case f.object && c == '}' || !f.object && c == ']':
-			i++
-			info.depth, info.prob = p.close()
-		default:
-			return i, false, canonInfo{}, p.unexpected(i)
-		}
-	}
-	return i, true, info, nil
+	return i, false, 0, problem{}, err
 }
 
 // push opens a container: its frame, zero, on top of the stack.
@@ -298,16 +296,12 @@ func (p *parser) attach(depth int, prob problem) {
 // key parses an object key at src[i:], then the colon, and opens a member.
 func (p *parser) key(i int) (int, error) {
 	src := p.src
-	if i >= len(src) {
-		return i, &syntaxError{SyntaxUnexpectedEnd, len(src)}
-	}
-	if src[i] != '"' {
-		return i, p.unexpected(i)
+	if i >= len(src) || src[i] != '"' {
+		return i, p.errorAt(i)
 	}
 	keyStart := len(p.out)
-	var j int
-	if n := shortKey(src, i); n > 0 {
-		j = i + n
+	j := i + shortKey(src, i)
+	if j > i {
 		p.out = append(p.out, src[i:j]...)
 	} else {
 		var err error
@@ -315,12 +309,8 @@ func (p *parser) key(i int) (int, error) {
 			return j, err
 		}
 	}
-	j = skipSpace(src, j)
-	if j >= len(src) {
-		return j, &syntaxError{SyntaxUnexpectedEnd, len(src)}
-	}
-	if src[j] != ':' {
-		return j, p.unexpected(j)
+	if j = skipSpace(src, j); j >= len(src) || src[j] != ':' {
+		return j, p.errorAt(j)
 	}
 	keyEnd := len(p.out)
 	p.out = append(p.out, ':')
@@ -329,13 +319,6 @@ func (p *parser) key(i int) (int, error) {
 	if p.o.markers && isMarker(key) && f.prob.kind == problemNone {
 		f.prob = problem{problemMarker, i}
 	}
-	p.member(f, key, keyStart, keyEnd, i)
-	return skipSpace(src, j+1), nil
-}
-
-// member opens a member of f, the innermost open object: its key is
-// p.out[keyStart:keyEnd], found at src[keyOff].
-func (p *parser) member(f *frame, key []byte, keyStart, keyEnd, keyOff int) {
 	k := len(p.members) // this member
 	// Does the key repeat one? A key whose keyBit no earlier key set is
 	// new without a look; any other is looked up, as every key is once the
@@ -364,7 +347,8 @@ func (p *parser) member(f *frame, key []byte, keyStart, keyEnd, keyOff int) {
 	// made. valEnd, depth and prob are attach's to write.
 	p.members = growDoubling(p.members)
 	m := &p.members[k]
-	m.keyStart, m.keyEnd, m.keyOff, m.index, m.first, m.last = keyStart, keyEnd, keyOff, index, first, k
+	m.keyStart, m.keyEnd, m.keyOff, m.index, m.first, m.last = keyStart, keyEnd, i, index, first, k
+	return skipSpace(src, j+1), nil
 }
 
 // mapKeys gives f, an object with many keys, a map from its keys' hashes

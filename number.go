@@ -21,53 +21,87 @@ import (
 // that alreadyShortest vouches for, has its digits laid out again. Only the
 // rest go through strconv.
 func (p *parser) number(i int) (int, problem, error) {
-	n, err := scanNumber(p.src, i)
-	if err != nil {
-		return n.end, problem{}, err
+	src, start := p.src, i
+	if src[i] == '-' {
+		i++
 	}
-	src := p.src
-	if verbatim(src[n.start:n.end], n.digits-n.start, n.intEnd-n.start, n.fracStart-n.start, n.fracEnd-n.start) {
-		p.out = append(p.out, src[n.start:n.end]...)
-		return n.end, problem{}, nil
+	digits := i
+	var m uint64 // the digits as an integer, while there are at most 19 significant ones
+	switch {
+	case i >= len(src):
+		return i, problem{}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+	case src[i] == '0':
+		i++
+	case '1' <= src[i] && src[i] <= '9':
+		i, m = digitRun(src, i, 0)
+	default:
+		return i, problem{}, &syntaxError{SyntaxBadNumber, i}
+	}
+	intEnd, fracStart := i, i
+	if i < len(src) && src[i] == '.' {
+		if i++; i >= len(src) || src[i] < '0' || src[i] > '9' {
+			return i, problem{}, digitsError(src, i)
+		}
+		fracStart = i
+		i, m = digitRun(src, i, m)
+	}
+	fracEnd, exp := i, 0
+	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
+		var err error
+		if i, exp, err = exponent(src, i+1); err != nil {
+			return i, problem{}, err
+		}
+	}
+	n := numberSpan{start, digits, intEnd, fracStart, fracEnd, i, exp}
+	if verbatim(src[start:i], digits-start, intEnd-start, fracStart-start, fracEnd-start) {
+		p.out = append(p.out, src[start:i]...)
+		return i, problem{}, nil
 	}
 	// The value is m × 10^-q, m having sig significant digits.
-	sig := n.intEnd - n.digits + n.fracEnd - n.fracStart
-	if src[n.digits] == '0' { // 0.000ddd: the zeros before the first significant digit do not count
+	sig := intEnd - digits + fracEnd - fracStart
+	if src[digits] == '0' { // 0.000ddd: the zeros before the first significant digit do not count
 		sig--
-		for z := n.fracStart; z < n.fracEnd && src[z] == '0'; z++ {
+		for z := fracStart; z < fracEnd && src[z] == '0'; z++ {
 			sig--
 		}
 	}
-	m, q := n.m, n.fracEnd-n.fracStart-n.exp
 	if sig == 0 {
 		p.out = append(p.out, '0') // zero, whatever its sign and exponent
-		return n.end, problem{}, nil
+		return i, problem{}, nil
 	}
-	if sig <= 19 {
-		for m%10 == 0 {
-			m /= 10
-			q--
-			sig--
-		}
-		// At most 15 digits are the shortest round-trip form of the double
-		// they read as: two decimals of at most 15 digits never share a
-		// double (DBL_DIG is 15), so no shorter one can. Well inside the
-		// double range, they are laid out as they are.
-		if sig <= 15 && -290 <= sig-q && sig-q <= 290 || alreadyShortest(m, q) {
-			if src[n.start] == '-' {
-				p.out = append(p.out, '-')
-			}
-			var buf [20]byte
-			p.out = appendDigits(p.out, strconv.AppendUint(buf[:0], m, 10), sig-q)
-			return n.end, problem{}, nil
-		}
+	if sig <= 19 && p.layOut(src[start] == '-', m, sig, fracEnd-fracStart-exp) {
+		return i, problem{}, nil
 	}
-	return n.end, p.convert(n), nil
+	return i, p.convert(&n), nil
+}
+
+// layOut writes the number -m × 10^-q (neg) or m × 10^-q, m of sig ≤ 19
+// significant digits, from its own digits when they are its double's
+// shortest, and reports whether it did.
+func (p *parser) layOut(neg bool, m uint64, sig, q int) bool {
+	for m%10 == 0 {
+		m /= 10
+		q--
+		sig--
+	}
+	// At most 15 digits are the shortest round-trip form of the double
+	// they read as: two decimals of at most 15 digits never share a double
+	// (DBL_DIG is 15), so no shorter one can. Well inside the double range,
+	// they are laid out as they are.
+	if !(sig <= 15 && -290 <= sig-q && sig-q <= 290 || alreadyShortest(m, q)) {
+		return false
+	}
+	if neg {
+		p.out = append(p.out, '-')
+	}
+	var buf [20]byte
+	p.out = appendDigits(p.out, strconv.AppendUint(buf[:0], m, 10), sig-q)
+	return true
 }
 
 // convert writes the number n by strconv: its double's shortest digits, or
 // null for ±Infinity.
-func (p *parser) convert(n numberSpan) problem {
+func (p *parser) convert(n *numberSpan) problem {
 	src := p.src
 	text := src[n.start:n.end]
 	if n.intEnd-n.digits+n.fracEnd-n.fracStart > 700 {
@@ -91,67 +125,39 @@ func (p *parser) convert(n numberSpan) problem {
 	return problem{}
 }
 
-// numberSpan is where the parts of a JSON number lie in the source.
+// numberSpan is where the parts of a JSON number lie in the source, and
+// its exponent.
 type numberSpan struct {
 	start, digits, intEnd, fracStart, fracEnd, end int
-	m                                              uint64 // the digits as an integer, while there are at most 19 significant ones
-	exp                                            int    // the exponent, held at ±2^40 (past any count of digits)
+	exp                                            int // held at ±2^40 (past any count of digits)
 }
 
-// scanNumber reads the number at src[i:] by RFC 8259's grammar, with the
-// errors refScanNumber reports.
-func scanNumber(src []byte, i int) (numberSpan, error) {
-	n := numberSpan{start: i}
-	if src[i] == '-' {
+// exponent reads the exponent's sign and digits at src[i:], after the 'e'.
+func exponent(src []byte, i int) (int, int, error) {
+	neg := i < len(src) && src[i] == '-'
+	if i < len(src) && (src[i] == '+' || src[i] == '-') {
 		i++
 	}
-	n.digits = i
-	switch {
-	case i >= len(src):
-		return numberSpan{end: i}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
-	case src[i] == '0':
-		i++
-	case '1' <= src[i] && src[i] <= '9':
-		i = digitRun(src, i, &n.m)
-	default:
-		return numberSpan{end: i}, &syntaxError{SyntaxBadNumber, i}
+	if i >= len(src) || src[i] < '0' || src[i] > '9' {
+		return i, 0, digitsError(src, i)
 	}
-	n.intEnd, n.fracStart = i, i
-	if i < len(src) && src[i] == '.' {
-		if i++; i >= len(src) || src[i] < '0' || src[i] > '9' {
-			return numberSpan{end: i}, digitsError(src, i)
-		}
-		n.fracStart = i
-		i = digitRun(src, i, &n.m)
-	}
-	n.fracEnd = i
-	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
-		i++
-		neg := i < len(src) && src[i] == '-'
-		if i < len(src) && (src[i] == '+' || src[i] == '-') {
-			i++
-		}
-		if i >= len(src) || src[i] < '0' || src[i] > '9' {
-			return numberSpan{end: i}, digitsError(src, i)
-		}
-		for ; i < len(src) && '0' <= src[i] && src[i] <= '9'; i++ {
-			n.exp = min(n.exp*10+int(src[i]-'0'), 1<<40)
-		}
-		if neg {
-			n.exp = -n.exp
-		}
-	}
-	n.end = i
-	return n, nil
-}
-
-// digitRun reads the digits at src[i:] into *m and returns the offset
-// after them.
-func digitRun(src []byte, i int, m *uint64) int {
+	exp := 0
 	for ; i < len(src) && '0' <= src[i] && src[i] <= '9'; i++ {
-		*m = *m*10 + uint64(src[i]-'0')
+		exp = min(exp*10+int(src[i]-'0'), 1<<40)
 	}
-	return i
+	if neg {
+		exp = -exp
+	}
+	return i, exp, nil
+}
+
+// digitRun reads the digits at src[i:] on after m, and returns the offset
+// after them and m with them.
+func digitRun(src []byte, i int, m uint64) (int, uint64) {
+	for ; i < len(src) && '0' <= src[i] && src[i] <= '9'; i++ {
+		m = m*10 + uint64(src[i]-'0')
+	}
+	return i, m
 }
 
 // digitsError is the error where a digit must be, at src[i].
