@@ -142,31 +142,3 @@ func TestFastAlreadyShortestPowersOfTwo(t *testing.T) {
 		}
 	}
 }
-
-// TestFastShortKey: shortKey finds a key exactly when a byte-at-a-time look
-// does: a closing quote among the eight bytes after the opening one, with
-// only ASCII from ' ' on and no '\\' before it.
-func TestFastShortKey(t *testing.T) {
-	alphabet := []byte{0x00, 0x1f, ' ', '!', '"', '"', '#', '\\', 'a', 'z', 0x7f, 0x80, 0xc3, 0xff}
-	naive := func(src []byte, i int) int {
-		if i+9 > len(src) {
-			return 0
-		}
-		for n := 0; n < 8; n++ {
-			switch c := src[i+1+n]; {
-			case c == '"':
-				return n + 2
-			case c == '\\' || c < 0x20 || c >= 0x80:
-				return 0
-			}
-		}
-		return 0
-	}
-	randomBytes(13, 200000, 14, alphabet, func(src []byte) {
-		for i := 0; i < len(src); i++ {
-			if got, want := shortKey(src, i), naive(src, i); got != want {
-				t.Fatalf("shortKey(%q, %d) = %d, want %d", src, i, got, want)
-			}
-		}
-	})
-}

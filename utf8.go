@@ -27,7 +27,8 @@ func trimBOM(p []byte) []byte {
 // load and a shift and no branch. JSON strings in mixed scripts (short runs
 // of ASCII between 2-, 3- and 4-byte sequences) go several times faster so
 // than by utf8.Valid, whose branches on each sequence's length such text
-// defeats.
+// defeats. Trick: the reference decodes each rune (utf8.DecodeRune); with
+// utf8.Valid here the 1 MiB document ran 8% slower.
 func validUTF8(p []byte) bool {
 	var s uint64
 	for _, c := range p {
