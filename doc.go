@@ -105,8 +105,9 @@
 //     is MsgNotQueueEvent for all three functions.
 //   - ReadQueueBatch writes {"queue","messages":[{"id","attempts",
 //     "timestamp","body"}]} in that key order, no whitespace; id and queue are
-//     quoted as JSON.stringify does (invalid UTF-8 becomes U+FFFD); timestamp
-//     is Time.UnixMilli. Bodies pass as they are, reserved $ keys included
+//     quoted as JSON.stringify does, invalid UTF-8 decoded as TextDecoder
+//     and the query readers decode it (one U+FFFD per maximal subpart: an
+//     ID "a\xF0\x90\x80b" reads "a\uFFFDb"); timestamp is Time.UnixMilli. Bodies pass as they are, reserved $ keys included
 //     (only the producer rejects them). Each message in order: a Go value
 //     other than json.RawMessage, invalid JSON or a number that parses to
 //     ±Infinity is MsgMessageNotJSON (Violation); then depth over 32 is
