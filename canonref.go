@@ -150,10 +150,12 @@ func (p *refParser) push(object bool, off int) error {
 	return nil
 }
 
-// add puts a complete value into the innermost open container. For an
-// object, JSON.parse calls CreateDataProperty(obj, key, value) (ECMA-262
-// §25.5.1.1 InternalizeJSONProperty's source, the object literal): a key
-// already there gets the new value and keeps its place.
+// add puts a complete value into the innermost open container. JSON.parse
+// evaluates an object as an object literal, whose PropertyDefinition-
+// Evaluation calls CreateDataPropertyOrThrow(object, key, value) for each
+// member in turn (ECMA-262 §13.2.5.5): a key already there gets the new
+// value and keeps its place ("a repeated key keeps its first position and
+// its last value").
 func (p *refParser) add(v *refValue) {
 	o := p.top()
 	if !o.object {
@@ -185,8 +187,10 @@ func (p *refParser) pop() *refValue {
 		switch {
 		case a.index >= 0 && b.index >= 0:
 			return cmp.Compare(a.index, b.index)
-		case a.index >= 0 || b.index >= 0:
-			return cmp.Compare(b.index, a.index) // the index first
+		case a.index >= 0: // an array index before any other key
+			return -1
+		case b.index >= 0:
+			return 1
 		}
 		return 0
 	})
