@@ -92,25 +92,18 @@ type batchItem struct {
 	delayOK            bool // it is an integer in 0…MaxDelaySeconds
 }
 
-// scanBatch parses the batch text, which must be a JSON array, in one pass.
+// fastScanBatch parses the batch text, which must be a JSON array, in one pass.
 // It returns the items and the buffer that holds their canonical bodies.
 // Past MaxBatchMessages+1 items the batch is too long to send whatever they
 // hold: the rest of the text is still parsed, but no item nor body is kept.
-func scanBatch(src []byte) ([]batchItem, []byte, error) {
+func fastScanBatch(src []byte) ([]batchItem, []byte, error) {
 	p := newParser(src, nil, &bodyOptions)
 	defer p.release()
-	var (
-		items  []batchItem
-		bodies = make([]byte, 0, len(src))
-		key    []byte // the current key, canonical
-		other  []byte // values that are not kept
-	)
+	s := &batchScan{p: p, bodies: make([]byte, 0, len(src))}
+	var items []batchItem
 	i := skipSpace(src, 0)
-	if i >= len(src) {
-		return nil, nil, &syntaxError{SyntaxUnexpectedEnd, len(src)}
-	}
-	if src[i] != '[' {
-		return nil, nil, p.unexpected(i)
+	if i >= len(src) || src[i] != '[' {
+		return nil, nil, p.errorAt(i)
 	}
 	i = skipSpace(src, i+1)
 	if i < len(src) && src[i] == ']' {
@@ -119,72 +112,15 @@ func scanBatch(src []byte) ([]batchItem, []byte, error) {
 	for {
 		it := batchItem{badIndex: -1}
 		keep := len(items) <= MaxBatchMessages
+		var err error
 		if i < len(src) && src[i] == '{' {
-			i = skipSpace(src, i+1)
-			for first := true; ; first = false {
-				if i < len(src) && src[i] == '}' && first {
-					break
-				}
-				if i >= len(src) || src[i] != '"' {
-					return nil, nil, p.errorAt(i)
-				}
-				p.out = key[:0]
-				j, err := p.str(i)
-				if err != nil {
-					return nil, nil, err
-				}
-				key = p.out
-				if j = skipSpace(src, j); j >= len(src) || src[j] != ':' {
-					return nil, nil, p.errorAt(j)
-				}
-				i = skipSpace(src, j+1)
-				var info canonInfo
-				switch string(key) {
-				case `"body"`:
-					if !keep {
-						p.out = other[:0]
-						j, _, err = p.value(i)
-						other = p.out
-						break
-					}
-					p.out = bodies
-					start := len(bodies)
-					j, info, err = p.value(i)
-					it.hasBody, it.bodyStart, it.bodyEnd, it.bodyInput, it.bodyInfo = true, start, len(p.out), j-i, info
-					bodies = p.out
-				case `"delaySeconds"`:
-					p.out = other[:0]
-					j, _, err = p.value(i)
-					other = p.out
-					it.hasDelay = true
-					it.delay, it.delayOK = delayValue(other)
-				default:
-					it.noteKey(key)
-					p.out = other[:0]
-					j, _, err = p.value(i)
-					other = p.out
-				}
-				if err != nil {
-					return nil, nil, err
-				}
-				if i = skipSpace(src, j); i < len(src) && src[i] == ',' {
-					i = skipSpace(src, i+1)
-					continue
-				}
-				if i >= len(src) || src[i] != '}' {
-					return nil, nil, p.errorAt(i)
-				}
-				break
-			}
-			i++
+			i, err = s.object(i, &it, keep)
 		} else {
 			it.notObject = true
-			p.out = other[:0]
-			j, _, err := p.value(i)
-			if err != nil {
-				return nil, nil, err
-			}
-			other, i = p.out, j
+			i, err = s.skip(i)
+		}
+		if err != nil {
+			return nil, nil, err
 		}
 		if keep {
 			items = appendDoubling(items, it)
@@ -196,8 +132,81 @@ func scanBatch(src []byte) ([]batchItem, []byte, error) {
 		if i >= len(src) || src[i] != ']' {
 			return nil, nil, p.errorAt(i)
 		}
-		return items, bodies, trailing(src, i+1)
+		return items, s.bodies, trailing(src, i+1)
 	}
+}
+
+// batchScan is one scan of a batch: the parser and its buffers.
+type batchScan struct {
+	p      *parser
+	bodies []byte // the kept items' canonical bodies
+	key    []byte // the current key, canonical
+	other  []byte // values that are not kept
+}
+
+// skip parses the value at src[i:], which is not kept, into s.other.
+func (s *batchScan) skip(i int) (int, error) {
+	s.p.out = s.other[:0]
+	j, _, err := s.p.value(i)
+	s.other = s.p.out
+	return j, err
+}
+
+// object parses the item object at src[i:] (its '{') into it.
+func (s *batchScan) object(i int, it *batchItem, keep bool) (int, error) {
+	p, src := s.p, s.p.src
+	i = skipSpace(src, i+1)
+	for first := true; ; first = false {
+		if i < len(src) && src[i] == '}' && first {
+			return i + 1, nil
+		}
+		if i >= len(src) || src[i] != '"' {
+			return i, p.errorAt(i)
+		}
+		p.out = s.key[:0]
+		j, err := p.str(i)
+		if err != nil {
+			return j, err
+		}
+		s.key = p.out
+		if j = skipSpace(src, j); j >= len(src) || src[j] != ':' {
+			return j, p.errorAt(j)
+		}
+		if j, err = s.member(skipSpace(src, j+1), it, keep); err != nil {
+			return j, err
+		}
+		if i = skipSpace(src, j); i < len(src) && src[i] == ',' {
+			i = skipSpace(src, i+1)
+			continue
+		}
+		if i >= len(src) || src[i] != '}' {
+			return i, p.errorAt(i)
+		}
+		return i + 1, nil
+	}
+}
+
+// member parses the value at src[i:] of the member whose key is s.key.
+func (s *batchScan) member(i int, it *batchItem, keep bool) (int, error) {
+	switch string(s.key) {
+	case `"body"`:
+		if !keep {
+			return s.skip(i)
+		}
+		p, start := s.p, len(s.bodies)
+		p.out = s.bodies
+		j, info, err := p.value(i)
+		it.hasBody, it.bodyStart, it.bodyEnd, it.bodyInput, it.bodyInfo = true, start, len(p.out), j-i, info
+		s.bodies = p.out
+		return j, err
+	case `"delaySeconds"`:
+		j, err := s.skip(i)
+		it.hasDelay = true
+		it.delay, it.delayOK = delayValue(s.other)
+		return j, err
+	}
+	it.noteKey(s.key)
+	return s.skip(i)
 }
 
 // noteKey records key, which is neither body nor delaySeconds, if it comes
@@ -240,4 +249,48 @@ func trailing(src []byte, i int) error {
 		return &syntaxError{SyntaxAfterJSON, i}
 	}
 	return nil
+}
+
+// refScanBatch is scanBatch on the reference (canonref.go): the batch is
+// parsed whole, then each item's surviving members are read in JavaScript
+// key order and each body is canonicalised again on its own span, with the
+// queue's checks. Like scanBatch it keeps at most MaxBatchMessages+1 items.
+func refScanBatch(src []byte) ([]batchItem, []byte, error) {
+	if i := refSkipSpace(src, 0); i >= len(src) {
+		return nil, nil, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+	} else if src[i] != '[' {
+		return nil, nil, unexpectedAt(src, i) // only an array is read
+	}
+	root, err := refParse(src, &canonOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	var (
+		items  []batchItem
+		bodies []byte
+	)
+	for _, e := range root.members[:min(len(root.members), MaxBatchMessages+1)] {
+		it := batchItem{badIndex: -1, notObject: !e.value.object}
+		for _, m := range e.value.members {
+			v := m.value
+			switch string(m.key) {
+			case `"body"`:
+				span, start := src[v.off:v.end], len(bodies)
+				bodies, it.bodyInfo, _ = refCanonical(bodies, span, &bodyOptions)
+				if it.bodyInfo.prob.kind != problemNone {
+					it.bodyInfo.prob.off += v.off
+				}
+				it.hasBody, it.bodyStart, it.bodyEnd, it.bodyInput = true, start, len(bodies), len(span)
+			case `"delaySeconds"`:
+				it.hasDelay = true
+				it.delay, it.delayOK = delayValue(refStringify(nil, v))
+			default:
+				if !it.hasBadKey && e.value.object {
+					it.hasBadKey, it.badKey, it.badIndex = true, string(m.key[1:len(m.key)-1]), m.index
+				}
+			}
+		}
+		items = append(items, it)
+	}
+	return items, bodies, nil
 }

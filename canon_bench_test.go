@@ -189,7 +189,17 @@ func BenchmarkCanonical(b *testing.B) {
 	})
 }
 
-func benchCanonical(b *testing.B, src []byte, o *canonOptions) {
+// BenchmarkReference canonicalises the same documents with the reference
+// (canonref.go), as the hostbridge_ref build does.
+func BenchmarkReference(b *testing.B) {
+	for _, s := range benchSizes {
+		b.Run(s.name, func(b *testing.B) { benchWith(b, refCanonical, benchDoc(s.size), &canonOptions{infToNull: true}) })
+	}
+}
+
+func benchCanonical(b *testing.B, src []byte, o *canonOptions) { benchWith(b, canonical, src, o) }
+
+func benchWith(b *testing.B, canonical func(dst, src []byte, o *canonOptions) ([]byte, canonInfo, error), src []byte, o *canonOptions) {
 	dst, _, err := canonical(nil, src, o)
 	if err != nil {
 		b.Fatal(err)

@@ -99,7 +99,7 @@ func short(b []byte) string {
 
 // ---- appendNumber: ECMAScript Number::toString ------------------------------
 
-func TestAppendNumber(t *testing.T) {
+func TestNumberToString(t *testing.T) {
 	for _, file := range []struct {
 		name  string
 		lines int
@@ -155,7 +155,7 @@ func TestAppendNumber(t *testing.T) {
 	}
 }
 
-func TestAppendNumberAppends(t *testing.T) {
+func TestNumberToStringAppends(t *testing.T) {
 	got := appendNumber([]byte("x:"), -1e21)
 	if string(got) != "x:-1e+21" {
 		t.Errorf("got %q", got)
@@ -164,7 +164,7 @@ func TestAppendNumberAppends(t *testing.T) {
 
 // ---- appendQuoted: JSON.stringify of a string --------------------------------
 
-func TestAppendQuoted(t *testing.T) {
+func TestStringQuoteJSONString(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"", `""`},
 		{"abc", `"abc"`},
@@ -177,9 +177,10 @@ func TestAppendQuoted(t *testing.T) {
 		{"</script>&'`", "\"</script>&'`\""},       // no HTML escaping
 		{"/", `"/"`},                               // slash is raw
 		{"é中😀\ufeff\uffff", "\"é中😀\ufeff\uffff\""}, // non-ASCII is raw
-		{"a\xffb", "\"a\ufffdb\""},                 // not UTF-8: U+FFFD per byte
+		{"a\xffb", "\"a\ufffdb\""},                 // not UTF-8: U+FFFD per maximal subpart
 		{"\xed\xa0\x80", "\"\ufffd\ufffd\ufffd\""}, // an encoded surrogate is not UTF-8
-		{"\xe4\xb8", "\"\ufffd\ufffd\""},           // truncated
+		{"\xe4\xb8", "\"\ufffd\""},                 // truncated: one maximal subpart
+		{"a\xf0\x90\x80b", "\"a\ufffdb\""},         // one, as TextDecoder and the query readers
 	} {
 		got := appendQuoted([]byte("<"), c.in)
 		if string(got) != "<"+c.want {
@@ -188,9 +189,33 @@ func TestAppendQuoted(t *testing.T) {
 	}
 }
 
-// TestAppendQuotedAllBytes: every one-byte string, against encoding/json for
+// TestStringInvalidUTF8AsTextDecoder: appendQuoted decodes as TextDecoder does
+// with ignoreBOM (a Go string keeps its BOM), on every case of
+// testdata/utf8-decoding.json.
+func TestStringInvalidUTF8AsTextDecoder(t *testing.T) {
+	var d struct {
+		Cases []struct {
+			Name, Bytes, Lenient string
+			IgnoreBOM            *string `json:"ignore_bom_lenient"`
+		}
+	}
+	readTestJSON(t, "utf8-decoding.json", &d)
+	for _, c := range d.Cases {
+		want := c.Lenient
+		if c.IgnoreBOM != nil {
+			want = *c.IgnoreBOM
+		}
+		got := appendQuoted(nil, string(mustHex(t, c.Bytes)))
+		var back string
+		if err := json.Unmarshal(got, &back); err != nil || back != want {
+			t.Errorf("%s: appendQuoted(%s) = %q, want the JSON string of %q (%v)", c.Name, c.Bytes, got, want, err)
+		}
+	}
+}
+
+// TestStringEscapesEveryASCIIByte: every one-byte string, against encoding/json for
 // what both escape the same way.
-func TestAppendQuotedAllBytes(t *testing.T) {
+func TestStringEscapesEveryASCIIByte(t *testing.T) {
 	for c := 0; c < 0x80; c++ {
 		s := string(rune(c))
 		got := string(appendQuoted(nil, s))
@@ -287,7 +312,7 @@ func TestCanonicalJSONTestSuite(t *testing.T) {
 
 // ---- JavaScript key order ------------------------------------------------------
 
-func TestCanonicalKeyOrder(t *testing.T) {
+func TestKeyOrder(t *testing.T) {
 	var rows []struct {
 		Text, Canonical, Note string
 	}
@@ -532,9 +557,9 @@ func TestCanonicalOptions(t *testing.T) {
 	}
 }
 
-// TestCanonicalMillionBrackets: 10^6 nested arrays (10^5 with -short)
+// TestDepthMillionLevels: 10^6 nested arrays (10^5 with -short)
 // neither crash nor recurse per level, with and without the parser bound.
-func TestCanonicalMillionBrackets(t *testing.T) {
+func TestDepthMillionLevels(t *testing.T) {
 	n := 1000000
 	if testing.Short() {
 		n = 100000
@@ -583,8 +608,8 @@ func TestCanonicalMillionBrackets(t *testing.T) {
 	}
 }
 
-// TestCanonicalDst: canonical appends to dst and leaves dst[:len(dst)] alone.
-func TestCanonicalDst(t *testing.T) {
+// TestCanonicalAppendsToDst: canonical appends to dst and leaves dst[:len(dst)] alone.
+func TestCanonicalAppendsToDst(t *testing.T) {
 	dst := make([]byte, 3, 64)
 	copy(dst, "abc")
 	out, _, err := canonical(dst, []byte(` { "b" : [ 1.0 , -0 ] , "1" : "\u00e9" } `), &canonOptions{})
@@ -598,35 +623,6 @@ func TestCanonicalDst(t *testing.T) {
 	if err == nil || string(dst) != "abc" {
 		t.Errorf("error case: dst %q, %v", dst, err)
 	}
-}
-
-// TestStringRun: the eight-bytes-at-a-time scan stops at the same byte as a
-// byte-at-a-time one, and says the same of the bytes before it, for every
-// string of up to 11 bytes over the bytes at the edges of its tests (a
-// control just below ' ', '"' and '\\' beside their neighbours, bytes
-// around 0x80), from every start.
-func TestStringRun(t *testing.T) {
-	alphabet := []byte{0x00, 0x1f, ' ', '!', '"', '#', '[', '\\', ']', 'a', 0x7f, 0x80, 0xc3, 0xff}
-	naive := func(src []byte, j int) (int, bool) {
-		wide := false
-		for ; j < len(src); j++ {
-			c := src[j]
-			if c == '"' || c == '\\' || c < 0x20 {
-				break
-			}
-			wide = wide || c >= 0x80
-		}
-		return j, wide
-	}
-	randomBytes(7, 200000, 11, alphabet, func(src []byte) {
-		for j := 0; j <= len(src); j++ {
-			gotEnd, gotWide := stringRun(src, j)
-			wantEnd, wantWide := naive(src, j)
-			if gotEnd != wantEnd || gotWide != wantWide {
-				t.Fatalf("stringRun(%q, %d) = %d, %v; want %d, %v", src, j, gotEnd, gotWide, wantEnd, wantWide)
-			}
-		}
-	})
 }
 
 // randomBytes calls f with n byte strings of up to maxLen bytes drawn from
@@ -643,76 +639,6 @@ func randomBytes(seed uint64, n, maxLen int, alphabet []byte, f func([]byte)) {
 	}
 }
 
-// TestAlreadyShortest: whenever alreadyShortest says a decimal's digits are
-// the ones Number::toString writes for its double, strconv's shortest
-// digits of that double are those digits. The decimals are the shortest
-// forms of random doubles from 1e-12 to 1e19 (where it should say so, and
-// mostly does: the test fails if it says so for fewer than 90%), and those
-// forms changed: the last digit moved by one either way, a digit added,
-// the last digit dropped.
-func TestAlreadyShortest(t *testing.T) {
-	r := rand.New(rand.NewPCG(17, 19))
-	var said, tried int
-	check := func(m uint64, q int, want bool) {
-		got := alreadyShortest(m, q)
-		if want {
-			tried++
-			if got {
-				said++
-			}
-		}
-		if !got {
-			return
-		}
-		f, err := strconv.ParseFloat(strconv.FormatUint(m, 10)+"e-"+strconv.Itoa(q), 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		digits, exp := shortestDigits(f)
-		if digits != strconv.FormatUint(m, 10) || exp != len(digits)-q {
-			t.Fatalf("alreadyShortest(%d, %d) = true, but the double %v is 0.%s × 10^%d", m, q, f, digits, exp)
-		}
-	}
-	for n := 0; n < 400000; n++ {
-		f := math.Pow(10, -12+31*r.Float64())
-		if n < 3000 {
-			// Powers of two and their neighbours, where the gaps to the
-			// doubles either side differ.
-			f = math.Nextafter(math.Ldexp(1, -40+n/30), math.Inf(n%30-15))
-			for k := n % 15; k > 0; k-- {
-				f = math.Nextafter(f, math.Inf(n%30-15))
-			}
-		}
-		digits, exp := shortestDigits(f)
-		m, _ := strconv.ParseUint(digits, 10, 64)
-		q := len(digits) - exp
-		if m < 1e15 {
-			// Fewer than 16 digits need no vouching. Make it long.
-			for m < 1e15 {
-				m, q = m*10+uint64(1+r.IntN(9)), q+1
-			}
-			check(m, q, false)
-			continue
-		}
-		inRange := 0 <= q && q <= maxPow5 && math.Float64bits(f)&(1<<52-1) != 0
-		check(m, q, inRange)
-		check(m+1, q, false)
-		if m%10 != 1 {
-			check(m-1, q, false)
-		}
-		if m < 1e18 {
-			check(m*10+uint64(1+r.IntN(9)), q+1, false)
-		}
-		if m/10%10 != 0 && m >= 1e16 {
-			check(m/10, q-1, false)
-		}
-	}
-	if said < tried*9/10 {
-		t.Errorf("alreadyShortest said so of %d of %d shortest forms", said, tried)
-	}
-	t.Logf("alreadyShortest said so of %d of %d shortest forms", said, tried)
-}
-
 // shortestDigits returns strconv's shortest round-trip digits of f > 0 and
 // their exponent: f is 0.digits × 10^exp.
 func shortestDigits(f float64) (string, int) {
@@ -722,43 +648,13 @@ func shortestDigits(f float64) (string, int) {
 	return strings.Replace(mant, ".", "", 1), exp + 1
 }
 
-// TestAlreadyShortestPowersOfTwo: near a power of two the gaps to the
-// doubles either side differ. For every power of two in alreadyShortest's
-// range, every decimal of 16 to 19 digits that can read back as it (all
-// within a few thousand steps of the nearest one) gets the answer strconv
-// gives, whenever alreadyShortest says so.
-func TestAlreadyShortestPowersOfTwo(t *testing.T) {
-	for k := -40; k <= 63; k++ {
-		f := math.Ldexp(1, k)
-		for digits := 16; digits <= 19; digits++ {
-			s := strconv.FormatFloat(f, 'e', digits-1, 64)
-			mant, e, _ := strings.Cut(s, "e")
-			exp, _ := strconv.Atoi(e)
-			m0, _ := strconv.ParseUint(strings.Replace(mant, ".", "", 1), 10, 64)
-			q := digits - 1 - exp
-			for m := m0 - 3000; m <= m0+3000; m++ {
-				if !alreadyShortest(m, q) {
-					continue
-				}
-				g, err := strconv.ParseFloat(strconv.FormatUint(m, 10)+"e-"+strconv.Itoa(q), 64)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d, n := shortestDigits(g); d != strconv.FormatUint(m, 10) || n != len(d)-q {
-					t.Fatalf("alreadyShortest(%d, %d) = true, but the double %v is 0.%s × 10^%d", m, q, g, d, n)
-				}
-			}
-		}
-	}
-}
-
-// TestCanonicalNumberForms: a number reads as its double and is written as
+// TestNumberForms: a number reads as its double and is written as
 // Number::toString writes it, whichever way the JSON text spells it: the
 // shortest digits of random doubles, one digit more or fewer, with leading
 // and trailing zeros, as a plain decimal or with an exponent (e or E, with
 // or without a sign, moved by a few places), negative or not. The want is
 // strconv's reading and appendNumber's writing.
-func TestCanonicalNumberForms(t *testing.T) {
+func TestNumberForms(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 29))
 	var out []byte
 	for n := 0; n < 200000; n++ {
@@ -820,32 +716,4 @@ func numberForm(r *rand.Rand, digits string, exp int) string {
 		text += strconv.Itoa(e)
 	}
 	return text
-}
-
-// TestShortKey: shortKey finds a key exactly when a byte-at-a-time look
-// does: a closing quote among the eight bytes after the opening one, with
-// only ASCII from ' ' on and no '\\' before it.
-func TestShortKey(t *testing.T) {
-	alphabet := []byte{0x00, 0x1f, ' ', '!', '"', '"', '#', '\\', 'a', 'z', 0x7f, 0x80, 0xc3, 0xff}
-	naive := func(src []byte, i int) int {
-		if i+9 > len(src) {
-			return 0
-		}
-		for n := 0; n < 8; n++ {
-			switch c := src[i+1+n]; {
-			case c == '"':
-				return n + 2
-			case c == '\\' || c < 0x20 || c >= 0x80:
-				return 0
-			}
-		}
-		return 0
-	}
-	randomBytes(13, 200000, 14, alphabet, func(src []byte) {
-		for i := 0; i < len(src); i++ {
-			if got, want := shortKey(src, i), naive(src, i); got != want {
-				t.Fatalf("shortKey(%q, %d) = %d, want %d", src, i, got, want)
-			}
-		}
-	})
 }

@@ -28,120 +28,151 @@ import (
 // retried message comes back with the same ID, Timestamp and body and
 // Attempts+1; a failed batch comes back with Attempts+1.
 func CheckQueuePlatform(p Platform, binding string, deliver func(handler func(Event) error) bool) error {
-	var errs []error
-	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if !p.Bound(binding) {
 		return fmt.Errorf("Bound(%q) = false", binding)
 	}
-	bodies := [][]byte{[]byte(`{"check":"ack"}`), []byte(`{"check":"retry","n":[1,"二",null]}`), []byte(`"check: implicit \"ack\""`)}
-	const ack, retry, implicit = 0, 1, 2
-	if err := p.Send(binding, bodies[ack], SendOptions{ContentType: contentTypeJSON}); err != nil {
+	c := &queueChecker{
+		bodies: [][]byte{[]byte(`{"check":"ack"}`), []byte(`{"check":"retry","n":[1,"二",null]}`), []byte(`"check: implicit \"ack\""`)},
+		first:  make([]*Message, 3),
+		want:   []int{1, 1, 1},
+		done:   make([]bool, 3),
+	}
+	if err := p.Send(binding, c.bodies[checkAck], SendOptions{ContentType: contentTypeJSON}); err != nil {
 		return fmt.Errorf("Send: %w", err)
 	}
-	batch := []BatchMessage{{Body: bodies[retry], ContentType: contentTypeJSON}, {Body: bodies[implicit], ContentType: contentTypeJSON}}
+	batch := []BatchMessage{{Body: c.bodies[checkRetry], ContentType: contentTypeJSON}, {Body: c.bodies[checkImplicit], ContentType: contentTypeJSON}}
 	if err := p.SendBatch(binding, batch); err != nil {
 		return fmt.Errorf("SendBatch: %w", err)
 	}
-
-	first := make([]*Message, 3) // each body's first delivery
-	want := []int{1, 1, 1}       // the attempts of each body's next delivery
-	done := make([]bool, 3)      // acked, or left alone by a handler that returned nil
-	which := func(m Message) int {
-		raw, _ := m.Body.(json.RawMessage)
-		for k, b := range bodies {
-			if bytes.Equal(raw, b) {
-				return k
-			}
-		}
-		return -1
+	for tries := 0; tries < 20 && !(c.done[checkAck] && c.done[checkImplicit] && c.done[checkRetry]); tries++ {
+		deliver(c.handle)
 	}
-	// The retried message goes through three steps: retried on its first
-	// delivery, failed with its batch (or retried again, when the batch holds
-	// other messages) on the second, acked on the third.
-	step := 0
-	handler := func(ev Event) error {
-		msgs, problems := checkQueueEvent(ev)
-		errs = append(errs, problems...)
-		failBatch := false
-		var leave []int
-		for i, m := range msgs {
-			k := which(m)
-			if k < 0 {
-				fail("message %s: body %s is none of the bodies sent", m.ID, describeBody(m.Body))
-				continue
-			}
-			if done[k] {
-				fail("message %s (%s) delivered again after it was done", m.ID, bodies[k])
-				continue
-			}
-			if first[k] == nil {
-				c := m
-				first[k] = &c
-			} else if m.ID != first[k].ID || !m.Timestamp.Equal(first[k].Timestamp) {
-				fail("message %s (%s) came back as %s, time %v; want time %v",
-					first[k].ID, bodies[k], m.ID, m.Timestamp, first[k].Timestamp)
-			}
-			if m.Attempts != want[k] {
-				fail("message %s (%s): attempts %d, want %d", m.ID, bodies[k], m.Attempts, want[k])
-			}
-			want[k] = m.Attempts + 1
-			switch {
-			case k == ack:
-				if err := AckQueueMessage(ev, i); err != nil {
-					fail("AckQueueMessage: %v", err)
-				}
-				done[k] = true
-			case k == implicit:
-				leave = append(leave, k)
-			case step < 2 && (step == 0 || len(msgs) > 1):
-				if err := RetryQueueMessage(ev, i, 0); err != nil {
-					fail("RetryQueueMessage: %v", err)
-				}
-				step++
-			case step < 2:
-				failBatch = true
-				step++
-			default:
-				if err := AckQueueMessage(ev, i); err != nil {
-					fail("AckQueueMessage: %v", err)
-				}
-				done[k] = true
-				step++
-			}
-		}
-		if failBatch {
-			return errors.New("hostbridge: CheckQueuePlatform fails this batch on purpose")
-		}
-		for _, k := range leave {
-			done[k] = true
-		}
-		return nil
-	}
-	for tries := 0; tries < 20 && !(done[ack] && done[implicit] && done[retry]); tries++ {
-		deliver(handler)
-	}
-	for k, b := range bodies {
+	for k, b := range c.bodies {
 		switch {
-		case first[k] == nil:
-			fail("message %s never delivered", b)
-		case !done[k] && k == retry:
-			fail("retried message %s: did not come back after a retry and a failed batch (reached step %d of 3)", b, step)
-		case !done[k]:
-			fail("message %s not done", b)
+		case c.first[k] == nil:
+			c.fail("message %s never delivered", b)
+		case !c.done[k] && k == checkRetry:
+			c.fail("retried message %s: did not come back after a retry and a failed batch (reached step %d of 3)", b, c.step)
+		case !c.done[k]:
+			c.fail("message %s not done", b)
 		}
 	}
-	if deliver(func(ev Event) error {
-		msgs, _ := checkQueueEvent(ev)
-		for _, m := range msgs {
-			if k := which(m); k >= 0 {
-				fail("message %s delivered again after it was done", bodies[k])
+	if deliver(c.handleAfter) {
+		c.fail("a batch was delivered after every message was done")
+	}
+	return errors.Join(c.errs...)
+}
+
+// The three messages CheckQueuePlatform sends, by what its handler does.
+const checkAck, checkRetry, checkImplicit = 0, 1, 2
+
+// queueChecker is one run of CheckQueuePlatform.
+type queueChecker struct {
+	errs   []error
+	bodies [][]byte
+	first  []*Message // each body's first delivery
+	want   []int      // the attempts of each body's next delivery
+	done   []bool     // acked, or left alone by a handler that returned nil
+	// The retried message goes through three steps: retried on its first
+	// delivery, failed with its batch (or retried again, when the batch
+	// holds other messages) on the second, acked on the third.
+	step int
+}
+
+func (c *queueChecker) fail(format string, args ...any) {
+	c.errs = append(c.errs, fmt.Errorf(format, args...))
+}
+
+// which is the body a message carries, or -1.
+func (c *queueChecker) which(m Message) int {
+	raw, _ := m.Body.(json.RawMessage)
+	for k, b := range c.bodies {
+		if bytes.Equal(raw, b) {
+			return k
+		}
+	}
+	return -1
+}
+
+// handle is the handler of the batches, while messages are not all done.
+func (c *queueChecker) handle(ev Event) error {
+	msgs, problems := checkQueueEvent(ev)
+	c.errs = append(c.errs, problems...)
+	failBatch := false
+	var leave []int
+	for i, m := range msgs {
+		k := c.which(m)
+		if !c.seen(m, k) {
+			continue
+		}
+		switch {
+		case k == checkAck:
+			c.ack(ev, i, k)
+		case k == checkImplicit:
+			leave = append(leave, k)
+		case c.step < 2 && (c.step == 0 || len(msgs) > 1):
+			if err := RetryQueueMessage(ev, i, 0); err != nil {
+				c.fail("RetryQueueMessage: %v", err)
 			}
+			c.step++
+		case c.step < 2:
+			failBatch = true
+			c.step++
+		default:
+			c.ack(ev, i, k)
+			c.step++
 		}
-		return nil
-	}) {
-		fail("a batch was delivered after every message was done")
 	}
-	return errors.Join(errs...)
+	if failBatch {
+		return errors.New("hostbridge: CheckQueuePlatform fails this batch on purpose")
+	}
+	for _, k := range leave {
+		c.done[k] = true
+	}
+	return nil
+}
+
+// seen checks a delivery of message m, body k, against the earlier ones,
+// and reports whether the handler should act on it.
+func (c *queueChecker) seen(m Message, k int) bool {
+	switch {
+	case k < 0:
+		c.fail("message %s: body %s is none of the bodies sent", m.ID, describeBody(m.Body))
+		return false
+	case c.done[k]:
+		c.fail("message %s (%s) delivered again after it was done", m.ID, c.bodies[k])
+		return false
+	case c.first[k] == nil:
+		first := m
+		c.first[k] = &first
+	case m.ID != c.first[k].ID || !m.Timestamp.Equal(c.first[k].Timestamp):
+		c.fail("message %s (%s) came back as %s, time %v; want time %v",
+			c.first[k].ID, c.bodies[k], m.ID, m.Timestamp, c.first[k].Timestamp)
+	}
+	if m.Attempts != c.want[k] {
+		c.fail("message %s (%s): attempts %d, want %d", m.ID, c.bodies[k], m.Attempts, c.want[k])
+	}
+	c.want[k] = m.Attempts + 1
+	return true
+}
+
+// ack acknowledges message i, body k, which is then done.
+func (c *queueChecker) ack(ev Event, i, k int) {
+	if err := AckQueueMessage(ev, i); err != nil {
+		c.fail("AckQueueMessage: %v", err)
+	}
+	c.done[k] = true
+}
+
+// handleAfter is the handler once every message is done: nothing may come.
+func (c *queueChecker) handleAfter(ev Event) error {
+	msgs, _ := checkQueueEvent(ev)
+	for _, m := range msgs {
+		if k := c.which(m); k >= 0 {
+			c.fail("message %s delivered again after it was done", c.bodies[k])
+		}
+	}
+	return nil
 }
 
 // checkQueueEvent checks one queue event's shape and returns its messages.

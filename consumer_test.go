@@ -33,17 +33,11 @@ type rowMessage struct {
 }
 
 type consumerStep struct {
-	Call         string    `json:"call"`
-	N            int       `json:"n"`
-	DelaySeconds int       `json:"delaySeconds"`
-	Expect       *string   `json:"expect"`
-	Error        *rowError `json:"error"`
-}
-
-// rowError is an expected exception: kind violation, failure or abort.
-type rowError struct {
-	Kind    string `json:"kind"`
-	Message string `json:"message"`
+	Call         string     `json:"call"`
+	N            int        `json:"n"`
+	DelaySeconds int        `json:"delaySeconds"`
+	Expect       *string    `json:"expect"`
+	Error        *wantError `json:"error"`
 }
 
 type platformCall struct {
@@ -93,20 +87,13 @@ func (e testEvent) Kind() string     { return e.kind }
 func (e testEvent) Request() Request { return nil }
 func (e testEvent) Batch() Batch     { return e.batch }
 
-// checkErr compares err with the row's expected exception (nil: none).
-func checkErr(err error, want *rowError) error {
-	if want == nil {
-		if err != nil {
-			return fmt.Errorf("unexpected error %v", err)
-		}
-		return nil
-	}
-	var e *Error
-	if !errors.As(err, &e) {
-		return fmt.Errorf("error = %v, want *Error %q", err, want.Message)
-	}
-	if k, ok := kindNames[want.Kind]; !ok || e.Msg != want.Message || e.Kind != k || e.Catchable() != (k != Abort) {
-		return fmt.Errorf("error = %q (%v, catchable %v), want %q (%s)", e.Msg, e.Kind, e.Catchable(), want.Message, want.Kind)
+// checkErr and rowError are errorDiff and wantError under the names
+// memory_test.go still uses.
+type rowError = wantError
+
+func checkErr(err error, want *wantError) error {
+	if d := errorDiff(err, want); d != "" {
+		return errors.New(d)
 	}
 	return nil
 }
@@ -132,7 +119,7 @@ func runSteps(t *testing.T, ev Event, steps []consumerStep) {
 		default:
 			t.Fatalf("step %d: unknown call %q", i, s.Call)
 		}
-		if e := checkErr(err, s.Error); e != nil {
+		if e := errorDiff(err, s.Error); e != "" {
 			t.Errorf("step %d %s: %v", i, s.Call, e)
 		}
 	}
@@ -253,11 +240,11 @@ func TestConsumerIndexAndDelayLimits(t *testing.T) {
 			} else {
 				err = RetryQueueMessage(ev, tc.n, 0)
 			}
-			want := &rowError{Message: MsgMessageIndex, Kind: "violation"}
+			want := &wantError{Message: MsgMessageIndex, Kind: "violation"}
 			if tc.ok {
 				want = nil
 			}
-			if e := checkErr(err, want); e != nil {
+			if e := errorDiff(err, want); e != "" {
 				t.Errorf("%s %d: %v", call, tc.n, e)
 			}
 			if got := len(b.calls); got != map[bool]int{true: 1, false: 0}[tc.ok] {
@@ -273,11 +260,11 @@ func TestConsumerIndexAndDelayLimits(t *testing.T) {
 	}{{-1, false}, {0, true}, {1, true}, {MaxDelaySeconds, true}, {MaxDelaySeconds + 1, false}, {math.MinInt, false}, {math.MaxInt, false}} {
 		b := &recBatch{msgs: msgs}
 		err := RetryQueueMessage(testEvent{kind: KindQueue, batch: b}, 1, tc.delay)
-		want := &rowError{Message: MsgDelayRange, Kind: "violation"}
+		want := &wantError{Message: MsgDelayRange, Kind: "violation"}
 		if tc.ok {
 			want = nil
 		}
-		if e := checkErr(err, want); e != nil {
+		if e := errorDiff(err, want); e != "" {
 			t.Errorf("retry delay %d: %v", tc.delay, e)
 		}
 		if tc.ok != (len(b.calls) == 1) || (tc.ok && b.calls[0] != (platformCall{"retry", 1, tc.delay})) {
@@ -286,26 +273,26 @@ func TestConsumerIndexAndDelayLimits(t *testing.T) {
 	}
 	// The index is checked before the delay.
 	err := RetryQueueMessage(testEvent{kind: KindQueue, batch: &recBatch{msgs: msgs}}, 3, -1)
-	if e := checkErr(err, &rowError{"violation", MsgMessageIndex}); e != nil {
+	if e := errorDiff(err, &wantError{"violation", MsgMessageIndex}); e != "" {
 		t.Error(e)
 	}
 }
 
 // TestConsumerNotQueueEvent: every consumer function checks its event first.
 func TestConsumerNotQueueEvent(t *testing.T) {
-	want := &rowError{Message: MsgNotQueueEvent, Kind: "violation"}
+	want := &wantError{Message: MsgNotQueueEvent, Kind: "violation"}
 	b := &recBatch{msgs: []Message{{ID: "a", Body: json.RawMessage("1")}}}
 	for _, ev := range []Event{nil, testEvent{kind: KindFetch}, testEvent{kind: KindFetch, batch: b},
 		testEvent{kind: KindQueue}, testEvent{kind: "Queue", batch: b}, testEvent{kind: "", batch: b}} {
 		_, err := ReadQueueBatch(ev)
-		if e := checkErr(err, want); e != nil {
+		if e := errorDiff(err, want); e != "" {
 			t.Errorf("read %#v: %v", ev, e)
 		}
-		if e := checkErr(AckQueueMessage(ev, 0), want); e != nil {
+		if e := errorDiff(AckQueueMessage(ev, 0), want); e != "" {
 			t.Errorf("ack %#v: %v", ev, e)
 		}
 		// The event comes before the arguments.
-		if e := checkErr(RetryQueueMessage(ev, -1, -1), want); e != nil {
+		if e := errorDiff(RetryQueueMessage(ev, -1, -1), want); e != "" {
 			t.Errorf("retry %#v: %v", ev, e)
 		}
 	}
@@ -322,8 +309,8 @@ func TestReadQueueBatchNotJSON(t *testing.T) {
 		b.msgs[0].Body = json.RawMessage(`1`)
 		n := len(b.msgs) - 1
 		got, err := ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
-		want := &rowError{Message: MsgMessageNotJSON + fmt.Sprint(n), Kind: "violation"}
-		if e := checkErr(err, want); e != nil || got != "" {
+		want := &wantError{Message: MsgMessageNotJSON + fmt.Sprint(n), Kind: "violation"}
+		if e := errorDiff(err, want); e != "" || got != "" {
 			t.Errorf("body %T %v: %q, %v", body, body, got, e)
 		}
 		if len(b.calls) != 0 {
@@ -337,11 +324,11 @@ func TestReadQueueBatchNotJSON(t *testing.T) {
 // problem in message order wins.
 func TestReadQueueBatchBodies(t *testing.T) {
 	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
-	notJSON := func(n int) *rowError { return &rowError{"violation", MsgMessageNotJSON + fmt.Sprint(n)} }
-	tooDeep := func(n int) *rowError { return &rowError{"abort", MsgMessageTooDeep + fmt.Sprint(n)} }
+	notJSON := func(n int) *wantError { return &wantError{"violation", MsgMessageNotJSON + fmt.Sprint(n)} }
+	tooDeep := func(n int) *wantError { return &wantError{"abort", MsgMessageTooDeep + fmt.Sprint(n)} }
 	for _, tc := range []struct {
 		bodies []string
-		want   *rowError
+		want   *wantError
 		text   string
 	}{
 		{[]string{`1`, `{`}, notJSON(1), ""},
@@ -364,7 +351,7 @@ func TestReadQueueBatchBodies(t *testing.T) {
 			b.msgs = append(b.msgs, Message{ID: fmt.Sprint(i), Attempts: 1, Timestamp: time.UnixMilli(5), Body: json.RawMessage(body)})
 		}
 		got, err := ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
-		if e := checkErr(err, tc.want); e != nil {
+		if e := errorDiff(err, tc.want); e != "" {
 			t.Errorf("%.60q: %v", tc.bodies, e)
 			continue
 		}
@@ -400,6 +387,21 @@ func TestReadQueueBatchShape(t *testing.T) {
 	got, err = ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
 	if want := `{"queue":"Q","messages":[{"id":"\u0001","attempts":7,"timestamp":-1,"body":"s"}]}`; err != nil || got != want {
 		t.Errorf("got %s, %v; want %s", got, err, want)
+	}
+}
+
+// TestReadQueueBatchInvalidUTF8: an ID or queue name that is not UTF-8 is
+// written as TextDecoder decodes it, one U+FFFD per maximal subpart, as the
+// query readers decode a query: F0 90 80 is one subpart, FF another.
+func TestReadQueueBatchInvalidUTF8(t *testing.T) {
+	b := &recBatch{queue: "q\xff", msgs: []Message{{ID: "a\xf0\x90\x80b", Attempts: 1, Timestamp: time.UnixMilli(0), Body: json.RawMessage(`1`)}}}
+	got, err := ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
+	want := `{"queue":"q` + "\ufffd" + `","messages":[{"id":"a` + "\ufffd" + `b","attempts":1,"timestamp":0,"body":1}]}`
+	if err != nil || got != want {
+		t.Errorf("got %q, %v; want %q", got, err, want)
+	}
+	if id := utf8DecodeWithoutBOM(b.msgs[0].ID); !strings.Contains(got, `"`+id+`"`) {
+		t.Errorf("the ID %q reads %q, the query readers' decoding %q", b.msgs[0].ID, got, id)
 	}
 }
 

@@ -106,8 +106,15 @@ const (
 )
 
 // The reasons of a JSON syntax error (status 5, or after MsgJSONBodyInvalid).
-// Each is written "SyntaxError: <reason> at position <byte offset>", the way
-// JavaScript hosts word them; the offset counts bytes of the decoded text.
+// Each is written "SyntaxError: <reason> in JSON at position <offset>", the
+// way JavaScript hosts word them. Only the prefix "SyntaxError: " and the
+// offset are pinned: the words after the prefix are for diagnosis
+// ("供诊断"), not API, and engines word them differently from one version
+// to the next (DESIGN.md). The offset is a byte offset into the decoded
+// text (after any BOM), not a count of UTF-16 code units as in JavaScript;
+// it points where V8 points: the unexpected byte, the character after the
+// backslash of a bad escape, the first non-hex digit of a bad \u escape,
+// the text's length for an unexpected end.
 const (
 	SyntaxPrefix          = "SyntaxError: "
 	SyntaxUnexpectedEnd   = "Unexpected end of input"

@@ -15,13 +15,13 @@ import (
 // Number::toString does. A number beyond the double range is ±Infinity:
 // written null with infToNull (JSON.stringify), else reported.
 //
-// Most numbers are written without converting them: one already spelt as
-// Number::toString spells it is copied; one of at most 15 significant
-// digits, or of up to 19 that alreadyShortest vouches for, has its digits
-// laid out again. Only the rest go through strconv.
+// Most numbers are written without converting them, where refNumber
+// (canonref.go) converts every one: one already spelt as Number::toString
+// spells it is copied; one of at most 15 significant digits, or of up to 19
+// that alreadyShortest vouches for, has its digits laid out again. Only the
+// rest go through strconv.
 func (p *parser) number(i int) (int, problem, error) {
-	src := p.src
-	start := i
+	src, start := p.src, i
 	if src[i] == '-' {
 		i++
 	}
@@ -33,48 +33,26 @@ func (p *parser) number(i int) (int, problem, error) {
 	case src[i] == '0':
 		i++
 	case '1' <= src[i] && src[i] <= '9':
-		for ; i < len(src) && '0' <= src[i] && src[i] <= '9'; i++ {
-			m = m*10 + uint64(src[i]-'0')
-		}
+		i, m = digitRun(src, i, 0)
 	default:
 		return i, problem{}, &syntaxError{SyntaxBadNumber, i}
 	}
-	intEnd := i
-	fracStart := i
+	intEnd, fracStart := i, i
 	if i < len(src) && src[i] == '.' {
-		i++
+		if i++; i >= len(src) || src[i] < '0' || src[i] > '9' {
+			return i, problem{}, digitsError(src, i)
+		}
 		fracStart = i
-		if i >= len(src) {
-			return i, problem{}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
-		}
-		if src[i] < '0' || src[i] > '9' {
-			return i, problem{}, &syntaxError{SyntaxBadNumber, i}
-		}
-		for ; i < len(src) && '0' <= src[i] && src[i] <= '9'; i++ {
-			m = m*10 + uint64(src[i]-'0')
-		}
+		i, m = digitRun(src, i, m)
 	}
-	fracEnd := i
-	exp := 0 // the exponent, held at ±2^40 (past any count of digits)
+	fracEnd, exp := i, 0
 	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
-		i++
-		neg := i < len(src) && src[i] == '-'
-		if i < len(src) && (src[i] == '+' || src[i] == '-') {
-			i++
-		}
-		if i >= len(src) {
-			return i, problem{}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
-		}
-		if src[i] < '0' || src[i] > '9' {
-			return i, problem{}, &syntaxError{SyntaxBadNumber, i}
-		}
-		for ; i < len(src) && '0' <= src[i] && src[i] <= '9'; i++ {
-			exp = min(exp*10+int(src[i]-'0'), 1<<40)
-		}
-		if neg {
-			exp = -exp
+		var err error
+		if i, exp, err = exponent(src, i+1); err != nil {
+			return i, problem{}, err
 		}
 	}
+	n := numberSpan{start, digits, intEnd, fracStart, fracEnd, i, exp}
 	if verbatim(src[start:i], digits-start, intEnd-start, fracStart-start, fracEnd-start) {
 		p.out = append(p.out, src[start:i]...)
 		return i, problem{}, nil
@@ -87,50 +65,109 @@ func (p *parser) number(i int) (int, problem, error) {
 			sig--
 		}
 	}
-	q := fracEnd - fracStart - exp
 	if sig == 0 {
 		p.out = append(p.out, '0') // zero, whatever its sign and exponent
 		return i, problem{}, nil
 	}
-	if sig <= 19 {
-		for m%10 == 0 {
-			m /= 10
-			q--
-			sig--
-		}
-		// At most 15 digits are the shortest round-trip form of the double
-		// they read as: two decimals of at most 15 digits never share a
-		// double (DBL_DIG is 15), so no shorter one can. Well inside the
-		// double range, they are laid out as they are.
-		if sig <= 15 && -290 <= sig-q && sig-q <= 290 || alreadyShortest(m, q) {
-			if src[start] == '-' {
-				p.out = append(p.out, '-')
-			}
-			var buf [20]byte
-			p.out = appendDigits(p.out, strconv.AppendUint(buf[:0], m, 10), sig-q)
-			return i, problem{}, nil
-		}
+	if sig <= 19 && p.layOut(src[start] == '-', m, sig, fracEnd-fracStart-exp) {
+		return i, problem{}, nil
 	}
-	text := src[start:i]
-	if intEnd-digits+fracEnd-fracStart > 700 {
+	return i, p.convert(&n), nil
+}
+
+// layOut writes the number -m × 10^-q (neg) or m × 10^-q, m of sig ≤ 19
+// significant digits, from its own digits when they are its double's
+// shortest, and reports whether it did. Trick: the reference converts
+// every number (strconv.ParseFloat, appendNumber); converting these too
+// made the realistic documents 15% slower.
+func (p *parser) layOut(neg bool, m uint64, sig, q int) bool {
+	for m%10 == 0 {
+		m /= 10
+		q--
+		sig--
+	}
+	// At most 15 digits are the shortest round-trip form of the double
+	// they read as: two decimals of at most 15 digits never share a double
+	// (DBL_DIG is 15), so no shorter one can. Well inside the double range,
+	// they are laid out as they are.
+	if !(sig <= 15 && -290 <= sig-q && sig-q <= 290 || alreadyShortest(m, q)) {
+		return false
+	}
+	if neg {
+		p.out = append(p.out, '-')
+	}
+	var buf [20]byte
+	p.out = appendDigits(p.out, strconv.AppendUint(buf[:0], m, 10), sig-q)
+	return true
+}
+
+// convert writes the number n by strconv: its double's shortest digits, or
+// null for ±Infinity.
+func (p *parser) convert(n *numberSpan) problem {
+	src := p.src
+	text := src[n.start:n.end]
+	if n.intEnd-n.digits+n.fracEnd-n.fracStart > 700 {
 		// strconv misreads some long numbers: it keeps 800 digits and then
 		// loses count of where the point is, and it holds exponents at
 		// 10000, which many zeros can bring back into range. Give it the
 		// significant digits after the point and the exponent they need.
 		// (With fewer digits, an exponent past 10000 is ±Infinity or 0
 		// either way.)
-		text = p.pointFirst(src[start] == '-', src[digits:fracEnd], intEnd-digits, exp)
+		text = p.pointFirst(src[n.start] == '-', src[n.digits:n.fracEnd], n.intEnd-n.digits, n.exp)
 	}
 	f, err := strconv.ParseFloat(string(text), 64)
 	if err != nil { // only ErrRange can happen here: ±Inf
 		p.out = append(p.out, "null"...)
 		if p.o.infToNull {
-			return i, problem{}, nil
+			return problem{}
 		}
-		return i, problem{problemInf, start}, nil
+		return problem{problemInf, n.start}
 	}
 	p.out = appendNumber(p.out, f)
-	return i, problem{}, nil
+	return problem{}
+}
+
+// numberSpan is where the parts of a JSON number lie in the source, and
+// its exponent.
+type numberSpan struct {
+	start, digits, intEnd, fracStart, fracEnd, end int
+	exp                                            int // held at ±2^40 (past any count of digits)
+}
+
+// exponent reads the exponent's sign and digits at src[i:], after the 'e'.
+func exponent(src []byte, i int) (int, int, error) {
+	neg := i < len(src) && src[i] == '-'
+	if i < len(src) && (src[i] == '+' || src[i] == '-') {
+		i++
+	}
+	if i >= len(src) || src[i] < '0' || src[i] > '9' {
+		return i, 0, digitsError(src, i)
+	}
+	exp := 0
+	for ; i < len(src) && '0' <= src[i] && src[i] <= '9'; i++ {
+		exp = min(exp*10+int(src[i]-'0'), 1<<40)
+	}
+	if neg {
+		exp = -exp
+	}
+	return i, exp, nil
+}
+
+// digitRun reads the digits at src[i:] on after m, and returns the offset
+// after them and m with them.
+func digitRun(src []byte, i int, m uint64) (int, uint64) {
+	for ; i < len(src) && '0' <= src[i] && src[i] <= '9'; i++ {
+		m = m*10 + uint64(src[i]-'0')
+	}
+	return i, m
+}
+
+// digitsError is the error where a digit must be, at src[i].
+func digitsError(src []byte, i int) error {
+	if i >= len(src) {
+		return &syntaxError{SyntaxUnexpectedEnd, len(src)}
+	}
+	return &syntaxError{SyntaxBadNumber, i}
 }
 
 // pointFirst spells the number whose digits (a '.' among them, after
@@ -164,7 +201,8 @@ func (p *parser) pointFirst(neg bool, d []byte, intDigits, exp int) []byte {
 // already written as Number::toString writes its value: no exponent, at most
 // 15 significant digits (so they are the shortest round-trip digits, see
 // number), no trailing zero in the fraction, fewer than 6 zeros after
-// "0.", and not -0.
+// "0.", and not -0. Trick: the reference converts every number; without
+// this copy the realistic documents ran 6–8% slower (inbound options).
 func verbatim(t []byte, digits, intEnd, fracStart, fracEnd int) bool {
 	if fracEnd != len(t) {
 		return false // an exponent
@@ -195,7 +233,9 @@ const maxPow5 = 26
 // of those the nearest to it (ECMA-262 6.1.6.1.20, note 2, as V8 and
 // strconv do). Numbers that other programs wrote as they write doubles are
 // so; reporting it saves converting them twice. Everything here is exact
-// integer arithmetic; false means "convert", never "not so".
+// integer arithmetic; false means "convert", never "not so". Trick: the
+// reference converts with strconv; without this the realistic documents
+// (floats printed by other programs) ran 9–14% slower.
 //
 // The double nearest v = m / (5^q·2^q) is m2 × 2^-(s+q), m2 in [2^52,
 // 2^53), where m·2^s = Q·5^q + R and m2 is Q rounded by R. Measured in
@@ -292,9 +332,10 @@ func pow5(q int) uint64 {
 }
 
 // appendNumber appends f as ECMAScript Number::toString does (ECMA-262
-// 6.1.6.1.20, with the shortest round-trip digits as RFC 8785 §3.2.2.3
+// §6.1.6.1.20, with the shortest round-trip digits as RFC 8785 §3.2.2.3
 // describes): -0 is "0", exponent notation below 1e-6 and from 1e21 on.
-// f must be finite.
+// f must be finite. The reference (canonref.go) writes every number so;
+// the fast path those that number cannot lay out itself.
 //
 // strconv's shortest digits ('f' or 'e' with precision -1) are the digits s
 // of Number::toString, and its 'f' layout is the spec's for -6 < n ≤ 21

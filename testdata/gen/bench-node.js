@@ -84,11 +84,11 @@ if (fs.existsSync(batchFile)) {
 
 const go = {};
 if (goFile) {
-  const re = /^Benchmark(Canonical|JSONValid|ReadBoundedJSON|ScanBatch1MiB)(?:\/(\S+?))?(?:-\d+)?\s+\d+\s+[\d.]+ ns\/op\s+([\d.]+) MB\/s\s+(\d+) B\/op\s+(\d+) allocs\/op/;
+  const re = /^Benchmark(Canonical|Reference|JSONValid|ReadBoundedJSON|ScanBatch1MiB|ReferenceScanBatch1MiB)(?:\/(\S+?))?(?:-\d+)?\s+\d+\s+[\d.]+ ns\/op\s+([\d.]+) MB\/s\s+(\d+) B\/op\s+(\d+) allocs\/op/;
   for (const line of fs.readFileSync(goFile, 'utf8').split('\n')) {
     const m = re.exec(line);
     if (!m) continue;
-    if (m[1] === 'ScanBatch1MiB') m[2] = 'batch';
+    if (m[1] === 'ScanBatch1MiB' || m[1] === 'ReferenceScanBatch1MiB') m[2] = 'batch';
     go[m[2]] = go[m[2]] || {};
     const prev = go[m[2]][m[1]];
     if (!prev || +m[3] > prev.mbs) go[m[2]][m[1]] = { mbs: +m[3], bop: +m[4], allocs: +m[5] }; // best of -count runs
@@ -101,18 +101,19 @@ console.log('node+decode: TextDecoder(fatal) + JSON.parse + JSON.stringify on th
 console.log(
   pad('size', 6) + pad('bytes', 10) + pad('Go canon MB/s', 15) + pad('allocs/op', 11) + pad('B/op', 11) +
     pad('json.Valid MB/s', 17) + pad('node MB/s', 11) + pad('node+decode', 13) + pad('same', 6) +
-    pad('Go read+canon', 15)
+    pad('Go read+canon', 15) + pad('Go/node', 9) + pad('ref MB/s', 10)
 );
 for (const s of sizes) {
   const g = (go[s] || {}).Canonical || {};
   const v = (go[s] || {}).JSONValid || {};
   const r = (go[s] || {}).ReadBoundedJSON || {};
+  const ref = (go[s] || {}).Reference || {};
   const n = node[s];
   const f = (x) => (x === undefined ? '-' : x.toFixed(1));
   console.log(
     pad(s, 6) + pad(n.bytes, 10) + pad(f(g.mbs), 15) + pad(g.allocs ?? '-', 11) + pad(g.bop ?? '-', 11) +
       pad(f(v.mbs), 17) + pad(f(n.str), 11) + pad(f(n.bytesIn), 13) + pad(n.same || '-', 6) +
-      pad(f(r.mbs), 15)
+      pad(f(r.mbs), 15) + pad(g.mbs ? (g.mbs / n.str).toFixed(1) + 'x' : '-', 9) + pad(f(ref.mbs), 10)
   );
 }
 if (batch) {
@@ -121,5 +122,6 @@ if (batch) {
   console.log('');
   console.log('1 MiB batch (' + batch.bytes + ' bytes): Go scanBatch ' + f(g.mbs) + ' MB/s, ' + (g.allocs ?? '-') +
     ' allocs/op, ' + (g.bop ?? '-') + ' B/op; node parse + stringify of each body ' + f(batch.str) +
-    ' MB/s, with TextDecoder ' + f(batch.bytesIn) + ' MB/s; same bodies: ' + (batch.same || '-'));
+    ' MB/s, with TextDecoder ' + f(batch.bytesIn) + ' MB/s; same bodies: ' + (batch.same || '-') +
+    '; reference refScanBatch ' + f(((go.batch || {}).ReferenceScanBatch1MiB || {}).mbs) + ' MB/s');
 }

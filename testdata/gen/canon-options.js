@@ -136,6 +136,15 @@ const rows = [
   ['syntax error after a too-deep value', '[[[1]]],', { deepOver: 1 }, 'error'],
   ['trailing garbage', '{} x', {}, 'error', { reason: 'Unexpected non-whitespace character after the value', errorOff: 3 }],
   ['two values', '1 2', {}, 'error', { reason: 'Unexpected non-whitespace character after the value', errorOff: 2 }],
+  // Escapes: V8's own position is checked (v8: true), the reason is ours.
+  ['bad escape: at the character after the backslash', '"\\q"', {}, 'error', { reason: 'Bad escaped character', errorOff: 2, v8: true }],
+  ['bad escape in an array', '["ab\\x"]', {}, 'error', { reason: 'Bad escaped character', errorOff: 5, v8: true }],
+  ['bad escape in a key', '{"\\a":1}', {}, 'error', { reason: 'Bad escaped character', errorOff: 3, v8: true }],
+  ['bad \\u escape: at its first non-hex digit', '"\\u12x4"', {}, 'error', { reason: 'Bad Unicode escape', errorOff: 5, v8: true }],
+  ['bad \\u escape: the closing quote is not a hex digit', '"\\u12"', {}, 'error', { reason: 'Bad Unicode escape', errorOff: 5, v8: true }],
+  ['bad \\u escape: no digit', '"\\uZZZZ"', {}, 'error', { reason: 'Bad Unicode escape', errorOff: 3, v8: true }],
+  ['bad \\u escape cut off by the end: at the end', '"\\u004', {}, 'error', { reason: 'Bad Unicode escape', errorOff: 6, v8: true }],
+  ['a bad low half after a good high one', '"\\ud83d\\udeXX"', {}, 'error', { reason: 'Bad Unicode escape', errorOff: 11, v8: true }],
 ];
 
 // Numbers whose double needs the whole mantissa: halfway cases decided by
@@ -297,6 +306,17 @@ function add(name, text, opts, expect, extra, shape) {
       parsed = false;
     }
     if (parsed && !bound) fail(name, 'JSON.parse accepts an error row');
+    if (extra.v8) {
+      // The text is ASCII: V8's position (UTF-16 units) is the byte offset.
+      let pos = -1;
+      try {
+        JSON.parse(text);
+      } catch (e) {
+        const m = / at position (\d+)/.exec(e.message);
+        if (m) pos = Number(m[1]);
+      }
+      if (pos !== extra.errorOff) fail(name, 'V8 reports position ' + pos + ', the row says ' + extra.errorOff);
+    }
     if (!parsed && bound && shape && shape.close !== '') fail(name, 'JSON.parse rejects a bound row');
     out.push(row);
     return;
