@@ -451,16 +451,10 @@ func normalizePath(input string) string {
 	}
 	// §4.5 URL path serializer: "For each segment of url's path: append
 	// U+002F (/) followed by segment to output."
-	n := 0
-	for _, seg := range path {
-		n += 1 + len(seg)
+	if len(path) == 0 {
+		return ""
 	}
-	out := make([]byte, 0, n)
-	for _, seg := range path {
-		out = append(out, '/')
-		out = append(out, seg...)
-	}
-	return string(out)
+	return "/" + strings.Join(path, "/")
 }
 
 // validSameOriginPath: "新路径须以单个 / 起首，拒绝 //、反斜线、控制字符、? 和 #".
