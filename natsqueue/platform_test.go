@@ -319,3 +319,32 @@ func TestSendRefused(t *testing.T) {
 		t.Errorf("an ungranted binding is Bound (%v)", err)
 	}
 }
+
+// TestReopenKeepsDelayed: a Platform closed with a delayed message pending
+// and opened again on the same directory delivers it, not before it is
+// due, with its ID and send time.
+func TestReopenKeepsDelayed(t *testing.T) {
+	o := testOptions()
+	o.StoreDir = t.TempDir()
+	p, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Bind("Q", "q")
+	p.Grant("Q")
+	sent := time.Now()
+	send(t, p, `"later"`, 2)
+	_ = p.Close()
+	p = openWith(t, o)
+	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
+	r, ok := deliverWithin(t, p, "q", 5*time.Second, func(ev hostbridge.Event) error {
+		m := ev.Batch().Messages()[0]
+		if time.Since(sent) < 2*time.Second || m.Timestamp.Before(sent) || len(m.ID) != 32 || m.Attempts != 1 {
+			t.Errorf("after %v: %+v", time.Since(sent), m)
+		}
+		return nil
+	})
+	if !ok || len(r.Acked) != 1 {
+		t.Fatalf("result %+v", r)
+	}
+}
