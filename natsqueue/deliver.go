@@ -243,7 +243,6 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 		r.Outcome = hostbridge.OutcomeException
 	}
 	d.b.calls(&r)
-	acked := false
 	for i, m := range d.taken {
 		id, st := d.b.msgs[i].ID, d.b.state[i]
 		r.IDs[i] = id
@@ -254,7 +253,6 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 		switch {
 		case !again:
 			_ = m.Ack()
-			acked = true
 			r.Acked = append(r.Acked, id)
 		case d.tries[i] > d.s.MaxRetries:
 			p.giveUp(d, m, d.b.msgs[i], &r)
@@ -270,11 +268,6 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 	for _, m := range d.exhausted {
 		hm, _ := message(m)
 		p.giveUp(d, m, hm, &r)
-	}
-	if acked {
-		// The acks are sent without waiting for replies; a flush makes sure
-		// the server has read them before the step reports them done.
-		_ = p.nc.FlushTimeout(p.opts.Timeout)
 	}
 	return r
 }

@@ -8,7 +8,8 @@
 // # Mapping
 //
 // A queue is a stream <Prefix>_<queue> with WorkQueue retention, file
-// storage, Replicas 1 or 3, schedules allowed and a 2 min duplicate window;
+// storage, Replicas 1 or 3, schedules allowed and a 2 min duplicate window
+// (used by dead-letter copies);
 // a queue name of other characters than letters, digits, - and _ is written
 // ~ and its hex. Messages ready for delivery are on the subject
 // <Prefix>.<queue>.ready; a delayed message is a schedule on
@@ -25,8 +26,10 @@
 // Those of hostbridge.MemoryPlatform, as the root package's doc states them,
 // with these choices where JetStream decides:
 //   - Send and SendBatch return once the server has stored every message
-//     (pipelined publishes, one wait); each publish carries its message ID,
-//     so a repeated publish within 2 min is stored once. A SendBatch that
+//     (SendBatch pipelines its publishes and waits once). A send carries no
+//     Nats-Msg-Id: its ID is new, so a host's retry is a new message anyway,
+//     and the server's duplicate table would hold every ID for 2 min. A
+//     SendBatch that
 //     fails may have stored the messages before the failing one: JetStream
 //     has no atomic batch with schedules. A server that does not answer
 //     within Options.Timeout gives the reason "no answer from NATS
@@ -43,7 +46,8 @@
 //     batch fills and while its handler runs, every message is told to the
 //     server as in progress every AckWait/3, so a slow handler keeps it.
 //   - Outcomes are applied when the handler returns, as MemoryPlatform's:
-//     a done message is acked (the acks are flushed before Deliver returns);
+//     a done message is acked (sent without waiting for a reply: the server
+//     reads it before the connection's next pull request);
 //     a retried one, or one of a failed batch, is nak'ed with its delay (the
 //     retry's, else RetryDelay; 0 is an immediate nak). Redeliveries with the
 //     same delay come back in no fixed order.

@@ -30,7 +30,7 @@ type outMsg struct {
 	body     []byte
 	ctype    string
 	delay    int    // seconds
-	dedupe   string // the Nats-Msg-Id, when not id
+	dedupe   string // the Nats-Msg-Id, if any
 }
 
 // Send implements hostbridge.Platform: it stores one message on the
@@ -99,6 +99,11 @@ func (p *Platform) publish(queue string, msgs []outMsg) error {
 	}
 	ctx, cancel := p.ctx()
 	defer cancel()
+	if len(msgs) == 1 {
+		m, opts := q.names.natsMsg(msgs[0])
+		_, err := p.js.PublishMsg(ctx, m, opts...)
+		return err
+	}
 	futures := make([]jetstream.PubAckFuture, 0, len(msgs))
 	for _, o := range msgs {
 		m, opts := q.names.natsMsg(o)
@@ -141,11 +146,10 @@ func (n names) natsMsg(o outMsg) (*nats.Msg, []jetstream.PublishOpt) {
 	if o.ctype != "json" && o.ctype != "" {
 		m.Header.Set(hdrType, o.ctype)
 	}
-	dedupe := o.dedupe
-	if dedupe == "" {
-		dedupe = o.id
+	var opts []jetstream.PublishOpt
+	if o.dedupe != "" {
+		opts = append(opts, jetstream.WithMsgID(o.dedupe))
 	}
-	opts := []jetstream.PublishOpt{jetstream.WithMsgID(dedupe), jetstream.WithExpectStream(n.stream)}
 	if o.delay > 0 {
 		m.Subject = n.sched + subjectToken(o.id)
 		opts = append(opts, jetstream.WithScheduleAt(dueTime(time.Now(), o.delay)), jetstream.WithScheduleTarget(n.ready))
