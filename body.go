@@ -13,7 +13,7 @@ import (
 
 // ReadInboundText is 读取入站有限正文文字 (有限正文读取): the request body
 // decoded as UTF-8 the lenient way, read without ever holding more than
-// limit bytes (plus the chunk that crosses it).
+// limit+1 bytes, or more than what arrived plus one block (see blockMin).
 //
 // The checks, in order (the shared ones are those of readBody):
 //   - the event carries an HTTP request, else Failure MsgNoRequest;
@@ -34,7 +34,7 @@ func ReadInboundText(ev Event, limit int) (BodyStatus, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	st, body, _, err := readBody(r, limit, false, keepText)
+	st, body, err := readBody(r, limit, false)
 	if err != nil || st != BodyOK {
 		return st, "", err
 	}
@@ -50,15 +50,16 @@ func ReadInboundText(ev Event, limit int) (BodyStatus, string, error) {
 // to the reading; then:
 //   - "严格文字按 fatal 解码：过长编码、代理对编码、越界码点、孤立的延续字节与
 //     末尾残缺序列都算非法，得状态 4，且发现后立即取消读取流" — each chunk is
-//     validated as it arrives (after it is counted against the limit), an
-//     incomplete sequence at its end carried into the next;
+//     validated once it has arrived whole and been counted against the limit
+//     (bodyReader.read), an incomplete sequence at its end carried into the
+//     next;
 //   - "合法的正文与宽松文字的结果相同": a leading BOM is stripped.
 func ReadInboundStrictText(ev Event, limit int) (BodyStatus, string, error) {
 	r, err := limitedRequest(ev, limit, MaxBodyLimit, MsgBodyLimitRange)
 	if err != nil {
 		return 0, "", err
 	}
-	st, body, _, err := readBody(r, limit, true, keepText)
+	st, body, err := readBody(r, limit, true)
 	if err != nil || st != BodyOK {
 		return st, "", err
 	}
@@ -74,12 +75,11 @@ func ReadInboundBytes(ev Event, limit int) (BodyStatus, []byte, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	st, body, _, err := readBody(r, limit, false, keepBytes)
+	st, body, err := readBody(r, limit, false)
 	if err != nil || st != BodyOK {
 		return st, nil, err
 	}
-	p := body.bytes()
-	return BodyOK, p[:len(p):len(p)], nil
+	return BodyOK, body.bytes(), nil
 }
 
 // ReadInboundBoundedJSON is 读取入站有限癸象正文文 上限 (有限 JSON 正文): the
@@ -101,11 +101,11 @@ func ReadInboundBoundedJSON(ev Event, limit int) (BodyStatus, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	st, body, _, err := readBody(r, limit, true, keepScratch)
+	st, body, err := readBody(r, limit, true)
 	if err != nil || st != BodyOK {
 		return st, "", err
 	}
-	out, err := body.canonical()
+	out, err := body.canonical(false)
 	if err != nil {
 		return BodyInvalidJSON, err.Error(), nil
 	}
@@ -113,17 +113,15 @@ func ReadInboundBoundedJSON(ev Event, limit int) (BodyStatus, string, error) {
 }
 
 // ReadInboundJSON is 读取入站癸象正文文 (JSON 正文): the request body as
-// canonical JSON, read by the rules of ReadInboundStrictText with the fixed
-// limit JSONBodyLimit ("先按上述规则以 2 MiB 上限读取字节"). Every problem is
-// a catchable Failure ("下列情形都是可捕获的豫言异常"):
+// canonical JSON, its bytes read by the rules of ReadInboundBytes with the
+// fixed limit JSONBodyLimit ("先按上述规则以 2 MiB 上限读取字节"), then "以
+// UTF-8 解码（剥除 BOM）" leniently, as Request.json() decodes (DESIGN.md):
+// each ill-formed sequence becomes U+FFFD, as ReadInboundText decodes. Every
+// problem is a catchable Failure ("下列情形都是可捕获的豫言异常"):
 //   - no current HTTP request: MsgNoRequest;
 //   - status 1, or a canonical text over JSONBodyLimit ("规范化后的文字也不得
 //     超过 2 MiB"): MsgJSONBodyTooLarge;
 //   - status 2: MsgJSONBodyNone; status 3: MsgJSONBodyUsed;
-//   - invalid UTF-8: MsgJSONBodyInvalid + "SyntaxError: Invalid UTF-8 in JSON
-//     at position n", n the byte offset of the first bad sequence in the text
-//     after its BOM (a truncated sequence at the end counts from its first
-//     byte);
 //   - invalid JSON or nesting over MaxJSONDepth: MsgJSONBodyInvalid + the
 //     parser's reason.
 func ReadInboundJSON(ev Event) (string, error) {
@@ -131,7 +129,7 @@ func ReadInboundJSON(ev Event) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	st, body, bad, err := readBody(r, JSONBodyLimit, true, keepScratch)
+	st, body, err := readBody(r, JSONBodyLimit, false)
 	if err != nil {
 		return "", err
 	}
@@ -142,11 +140,8 @@ func ReadInboundJSON(ev Event) (string, error) {
 		return "", failure(MsgJSONBodyNone, nil)
 	case BodyUsed:
 		return "", failure(MsgJSONBodyUsed, nil)
-	case BodyInvalidUTF8:
-		serr := &syntaxError{reason: SyntaxBadUTF8, off: bad}
-		return "", failure(MsgJSONBodyInvalid+serr.Error(), serr)
 	}
-	out, err := body.canonical()
+	out, err := body.canonical(true)
 	if err != nil {
 		return "", failure(MsgJSONBodyInvalid+err.Error(), err)
 	}
@@ -157,17 +152,32 @@ func ReadInboundJSON(ev Event) (string, error) {
 }
 
 // inboundCanon is how both inbound JSON functions parse: at most
-// MaxJSONDepth levels, ±Infinity written null; the strict read has
-// validated the UTF-8 already.
+// MaxJSONDepth levels, ±Infinity written null; the text is valid UTF-8
+// already (read strictly, or decoded leniently).
 var inboundCanon = &canonOptions{maxDepth: MaxJSONDepth, infToNull: true, validUTF8: true}
 
-// canonical returns the canonical JSON text of a body read strictly with
-// keepScratch, its BOM stripped. The body and the canonical bytes are
-// scratch, kept in a pool between calls; only the returned text is new.
-func (d bodyData) canonical() (string, error) {
-	src := d.blocks[0] // read with keepScratch: one buffer
+// canonical returns the canonical JSON text of the body, its BOM stripped:
+// a body read strictly (valid UTF-8), or, with lenient, any body, decoded as
+// TextDecoder does. The blocks go back to their pool. A body of several
+// blocks is joined in a pooled buffer, and the canonical bytes are written
+// to another, so once the pools are warm only the returned text is new (and,
+// for a lenient body that is not UTF-8, its decoding).
+func (d *bodyData) canonical(lenient bool) (string, error) {
+	src := getScratch(d.n)
 	defer putScratch(src)
-	src = trimBOM(src)
+	src = d.appendTo(src)
+	d.release()
+	if lenient && !validUTF8(src) {
+		// BOM stripped; at most 3 × JSONBodyLimit bytes, so never over
+		// MaxLenientTextBytes.
+		s, err := decodeLenient(string(src))
+		if err != nil {
+			return "", err
+		}
+		src = []byte(s)
+	} else {
+		src = trimBOM(src)
+	}
 	out, _, err := canonical(getScratch(len(src)+16), src, inboundCanon)
 	defer putScratch(out)
 	if err != nil {
@@ -210,210 +220,222 @@ func limitedRequest(ev Event, limit, most int, msg string) (Request, error) {
 	return r, nil
 }
 
-// readInitialSize is the first block of a body whose length is not
-// declared, and the least size of every further block.
-const readInitialSize = 512
-
-// readBufferMax is the most a text reader's read buffer has.
-const readBufferMax = 64 << 10
-
 // readBody reads the body of r under limit and returns its status and, for
-// status 0, its data. With strict, each chunk is validated as UTF-8 as it
-// arrives, and status 4 comes with bad, the offset of the first bad sequence
-// in the text after a leading BOM. With text, the data is wanted as a string
-// (bodyData.string), else as bytes (bodyData.bytes). The order of the checks
-// is the spec's:
+// status 0, its data, which the caller turns into its result (bodyData.bytes,
+// string or canonical). With strict, the bytes are validated as UTF-8 as
+// they arrive (status 4). The order of the checks is the spec's:
 //
 // "先验证参数；再判断 2 与 3；随后若请求的 Content-Length 全由 1 至 18 位十进制
 // 数字组成且已超过上限，或长达 19 位以上（必然超过任何上限），立即返回 1 而不读取
-// 任何字节；其余形态的 Content-Length 一概忽略，只按流式计数判断。读取时逐块累计
-// 字节数，一旦超过上限就取消读取流并返回 1，因此宿主最多持有已接受的字节再加使
-// 总数越界的那一块，不会继续读取更多数据；取消时上游的取消回调即使失败也被吞掉，
-// 仍返回 1。空正文流返回状态 0 与空结果。"
+// 任何字节；其余形态的 Content-Length 一概忽略，只按流式计数判断。"
 //
 // The reader is always closed when readBody returns: after the end that only
-// releases the stream; before it, that cancels it. Close's error is
-// swallowed.
-//
-// Memory: no Read asks for more than limit+1 bytes in all. With a declared
-// Content-Length within the limit, bytes are read into one block of its size
-// plus one byte, so a body of that size is read into one block and its end
-// seen without another allocation; text is read through one small buffer
-// (1/16 of the length, at most readBufferMax) into a strings.Builder grown
-// to the length, whose String is the body without a copy. Otherwise, and
-// for what arrives beyond the declared length, each new block has 1/16 of
-// what was read so far (at least readInitialSize): a body read in several
-// blocks costs at most about 1/16 more than its size, plus one copy into a
-// single buffer or string at the end.
-func readBody(r Request, limit int, strict bool, mode keepMode) (st BodyStatus, body bodyData, bad int, err error) {
+// releases the stream; before it, that cancels it ("取消时上游的取消回调即使
+// 失败也被吞掉，仍返回 1"). Close's error is swallowed.
+func readBody(r Request, limit int, strict bool) (BodyStatus, bodyData, error) {
 	b := r.Body()
 	if b == nil || isBodyless(r.Method()) {
-		return BodyNone, body, 0, nil
+		return BodyNone, bodyData{}, nil
 	}
 	if b.Used() {
-		return BodyUsed, body, 0, nil
+		return BodyUsed, bodyData{}, nil
 	}
-	size := readInitialSize
-	switch n, over := declaredLength(r.Header(), limit); {
-	case over:
-		return BodyTooLarge, body, 0, nil
-	case n >= 0 && mode == keepText:
-		body.sb = new(strings.Builder)
-		body.sb.Grow(n)
-		size = min(n+1, max(readInitialSize, min(n/16, readBufferMax)))
-	case n >= 0:
-		size = n + 1
+	if _, over := declaredLength(r.Header(), limit); over {
+		return BodyTooLarge, bodyData{}, nil
 	}
-
-	rc := b.Open()
+	rc, ok := openBody(b)
+	if !ok {
+		return BodyUsed, bodyData{}, nil // another reader won since Used
+	}
 	defer func() { _ = rc.Close() }()
-	var v utf8Validator
-	var head [3]byte // the body's first bytes, for bomOffset
-	nh := 0
-	block := newBlock(size, limit+1)
-	if mode == keepScratch {
-		block = getScratch(min(size, limit+1))
+	br := bodyReader{rc: rc, limit: limit, strict: strict}
+	st, err := br.read()
+	if err != nil || st != BodyOK {
+		br.body.release()
+		return st, bodyData{}, err
 	}
+	return BodyOK, br.body, nil
+}
+
+// bodyReader reads one body stream into pooled blocks.
+type bodyReader struct {
+	rc     io.Reader
+	limit  int
+	strict bool
+	most   int // if not 0, the most one Read may ask for (tests vary it)
+	body   bodyData
+	v      utf8Validator
+	vb, vo int // the next byte to validate: block vb, offset vo
+}
+
+// read reads to the end of the stream: "读取时逐块累计字节数，一旦超过上限就取消
+// 读取流并返回 1，因此宿主最多持有已接受的字节再加使总数越界的那一块，不会继续
+// 读取更多数据 … 空正文流返回状态 0 与空结果。" No Read asks for more than
+// limit+1 bytes in all.
+//
+// A chunk is what the stream delivers in one pull, and it is counted whole
+// before any byte of it is validated (DESIGN.md), so the status does not
+// depend on how large the reader's buffers are: a Read that returns less
+// than it was offered, or ends the stream, ends a chunk; a Read that fills
+// its buffer may have cut a chunk, so its bytes are counted but validated
+// only once a later Read ends the chunk. (A chunk that ends exactly where a
+// buffer does is joined to the next: a Read cannot tell the two apart.)
+func (br *bodyReader) read() (BodyStatus, error) {
 	for {
-		if len(block) == cap(block) {
-			switch {
-			case mode == keepScratch:
-				block = grow(block, limit+1)
-			case body.add(block):
-				block = block[:0]
-			default:
-				block = newBlock(max(readInitialSize, body.n/16), limit+1-body.n)
-			}
+		p := br.space()
+		k, err := br.rc.Read(p)
+		if k < 0 || k > len(p) {
+			return 0, failure(MsgBodyReadFailed+errReadCount.Error(), errReadCount)
 		}
-		room := min(cap(block), len(block)+limit+1-body.n)
-		k, rerr := rc.Read(block[len(block):room])
-		if k < 0 || k > room-len(block) {
-			return 0, bodyData{}, 0, failure(MsgBodyReadFailed+errReadCount.Error(), errReadCount)
+		br.body.extend(k)
+		if br.body.n > br.limit {
+			return BodyTooLarge, nil
 		}
-		chunk := block[len(block) : len(block)+k]
-		block = block[:len(block)+k]
-		body.n += k
-		if body.n > limit {
-			return BodyTooLarge, bodyData{}, 0, nil
+		chunkEnded := k < len(p) || err != nil
+		if br.strict && chunkEnded && !br.validate() {
+			return BodyInvalidUTF8, nil
 		}
-		nh += copy(head[nh:], chunk)
-		if strict && !v.feed(chunk) {
-			return BodyInvalidUTF8, bodyData{}, bomOffset(head[:nh], v.pos), nil
-		}
-		if rerr == io.EOF {
+		if err == io.EOF {
 			break
 		}
-		if rerr != nil {
-			return 0, bodyData{}, 0, failure(MsgBodyReadFailed+rerr.Error(), rerr)
+		if err != nil {
+			return 0, failure(MsgBodyReadFailed+err.Error(), err)
 		}
 	}
-	if strict && v.nc > 0 {
-		// "末尾残缺序列"
-		return BodyInvalidUTF8, bodyData{}, bomOffset(head[:nh], v.pos), nil
+	if br.strict && br.v.nc > 0 {
+		return BodyInvalidUTF8, nil // "末尾残缺序列"
 	}
-	body.add(block)
-	return BodyOK, body, 0, nil
+	return BodyOK, nil
 }
 
-// keepMode is how readBody keeps the body it reads.
-type keepMode uint8
+// space returns the buffer of the next Read: the rest of the last block, or
+// a new block when that is full, cut to what would take the body one byte
+// past the limit.
+func (br *bodyReader) space() []byte {
+	d := &br.body
+	if len(d.blocks) == 0 || len(*d.last()) == cap(*d.last()) {
+		d.blocks = append(d.blocks, getBlock(blockSize(d.n)))
+	}
+	b := *d.last()
+	room := min(cap(b)-len(b), br.limit+1-d.n)
+	if br.most > 0 {
+		room = min(room, br.most)
+	}
+	return b[len(b) : len(b)+room]
+}
 
+// validate feeds the validator the bytes read since it last ran.
+func (br *bodyReader) validate() bool {
+	blocks := br.body.blocks
+	for {
+		b := *blocks[br.vb]
+		if !br.v.feed(b[br.vo:]) {
+			return false
+		}
+		br.vo = len(b)
+		if br.vb == len(blocks)-1 {
+			return true
+		}
+		br.vb, br.vo = br.vb+1, 0
+	}
+}
+
+// Blocks: a body is read into blocks that double in size with what was read
+// (blockMin while less than 1 KiB arrived, then the largest power of two not
+// over it), up to blockMax. So the memory a read holds follows what
+// arrived: the bytes received plus one block no larger than
+// max(blockMin, what arrived), never what a Content-Length declares (a
+// false Content-Length: 16000000 on a 1-byte body costs one block of
+// blockMin). Blocks are pooled by size, so in steady state a read allocates
+// only its result (about 1.0 × the body), where blocks of its own would
+// cost the body again (2 ×, with the join). Each size is one of Go's
+// allocator size classes (512 B … 32 KiB) or whole 8 KiB pages (64 KiB), so
+// no block is rounded up.
 const (
-	// keepBytes: blocks growing by 1/16 of what was read, joined once at the
-	// end if there are several (ReadInboundBytes).
-	keepBytes keepMode = iota
-	// keepText: a strings.Builder grown to the declared Content-Length, read
-	// into through a small buffer; beyond it, or without it, blocks as for
-	// keepBytes (the text readers).
-	keepText
-	// keepScratch: one pooled buffer, doubled as it fills (the JSON readers:
-	// the body is only their parser's input, so its memory is reused).
-	keepScratch
+	blockMin     = 512
+	blockMax     = 64 << 10
+	blockClasses = 8 // blockMin << 7 == blockMax
 )
 
-// grow returns b with its capacity doubled, to at most most bytes; a
-// doubling that would stop just short of most goes all the way, so the
-// last step is not a second buffer of nearly the same size.
-func grow(b []byte, most int) []byte {
-	size := 2*cap(b) + readInitialSize
-	if size > most-most/4 {
-		size = most
+// blockPools holds free blocks, one pool per size blockMin << i.
+var blockPools [blockClasses]sync.Pool
+
+// blockSize is the size of the block that follows n bytes read.
+func blockSize(n int) int {
+	if n < 2*blockMin {
+		return blockMin
 	}
-	n := make([]byte, len(b), size)
-	copy(n, b)
-	return n
+	return min(1<<(bits.Len(uint(n))-1), blockMax)
 }
 
-// newBlock returns an empty block of at least size bytes but at most most,
-// its size rounded up the way the allocator rounds it anyway (a power of two
-// up to 32 KiB, whole 8 KiB pages above), so the memory it takes is used.
-func newBlock(size, most int) []byte {
-	size = min(size, most)
-	if size <= 32<<10 {
-		size = 1 << bits.Len(uint(size-1))
-	} else {
-		size = (size + 8<<10 - 1) &^ (8<<10 - 1)
+// getBlock returns an empty block of size bytes, a power of two from
+// blockMin to blockMax.
+func getBlock(size int) *[]byte {
+	pool := &blockPools[bits.TrailingZeros(uint(size/blockMin))]
+	if b, ok := pool.Get().(*[]byte); ok {
+		return b
 	}
-	return make([]byte, 0, min(size, most))
+	b := make([]byte, 0, size)
+	return &b
 }
 
-// bodyData is a body as read: first what sb holds (a text reader's body of
-// declared length), then the blocks, every block full but the last.
+// putBlock gives a block back to its pool.
+func putBlock(b *[]byte) {
+	*b = (*b)[:0]
+	blockPools[bits.TrailingZeros(uint(cap(*b)/blockMin))].Put(b)
+}
+
+// bodyData is a body as read: pooled blocks, every block full but the last.
+// Its owner turns it into a result once (bytes, string or canonical), which
+// gives the blocks back.
 type bodyData struct {
-	sb     *strings.Builder
-	blocks [][]byte
+	blocks []*[]byte
 	n      int // bytes in all
 }
 
-// add takes a block the reader is done with. While the body is all in sb
-// and the block fits in what sb was grown to, it is written there and add
-// reports true: the block can be reused. Otherwise the block is kept.
-func (d *bodyData) add(block []byte) bool {
-	if d.sb != nil && len(d.blocks) == 0 && d.sb.Len()+len(block) <= d.sb.Cap() {
-		d.sb.Write(block)
-		return true
-	}
-	d.blocks = append(d.blocks, block)
-	return false
+// last is the block being filled.
+func (d *bodyData) last() *[]byte { return d.blocks[len(d.blocks)-1] }
+
+// extend counts k bytes just read into the last block.
+func (d *bodyData) extend(k int) {
+	b := d.last()
+	*b = (*b)[:len(*b)+k]
+	d.n += k
 }
 
-// bytes returns the body of a bytes read (sb nil) as one slice: the only
-// block, or a copy of all.
-func (d bodyData) bytes() []byte {
-	if len(d.blocks) == 1 {
-		return d.blocks[0]
-	}
-	p := make([]byte, 0, d.n)
+// appendTo appends the body to p.
+func (d *bodyData) appendTo(p []byte) []byte {
 	for _, b := range d.blocks {
-		p = append(p, b...)
+		p = append(p, *b...)
 	}
 	return p
 }
 
-// string returns the body as a string: what sb holds without a copy, if
-// that is all, else a copy of all.
-func (d bodyData) string() string {
-	if d.sb != nil && len(d.blocks) == 0 {
-		return d.sb.String()
-	}
-	var sb strings.Builder
-	sb.Grow(d.n)
-	if d.sb != nil {
-		sb.WriteString(d.sb.String())
-	}
+// release gives the blocks back to their pools.
+func (d *bodyData) release() {
 	for _, b := range d.blocks {
-		sb.Write(b)
+		putBlock(b)
 	}
-	return sb.String()
+	d.blocks = nil
 }
 
-// bomOffset is the offset of i in the text after a leading BOM, head being
-// the body's first (up to 3) bytes.
-func bomOffset(head []byte, i int) int {
-	if string(head) == utf8BOM && i >= 3 {
-		return i - 3
+// bytes returns the body as a new slice of its length and capacity, never
+// nil.
+func (d *bodyData) bytes() []byte {
+	p := d.appendTo(make([]byte, 0, d.n))
+	d.release()
+	return p
+}
+
+// string returns the body as a new string.
+func (d *bodyData) string() string {
+	var sb strings.Builder
+	sb.Grow(d.n)
+	for _, b := range d.blocks {
+		sb.Write(*b)
 	}
-	return i
+	d.release()
+	return sb.String()
 }
 
 // errReadCount is the cause of a read failure when a host's Read breaks the

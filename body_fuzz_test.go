@@ -3,6 +3,8 @@ package hostbridge
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -194,15 +196,18 @@ func FuzzBodyReaders(f *testing.F) {
 // FuzzBoundedJSON checks that ReadInboundBoundedJSON never fails on any body
 // in any chunking: status 4 exactly for invalid UTF-8; otherwise 0 with a
 // valid JSON text that does not depend on the chunking, or 5 with a
-// SyntaxError reason.
+// SyntaxError reason. ReadInboundJSON gives for the same chunks what the
+// bounded function gives for the body's lenient decoding.
 func FuzzBoundedJSON(f *testing.F) {
 	addBodySeeds(f)
 	f.Add([]byte(`{"a":[1,2,{"b":null}],"c":"\u00e9"}`), []byte{2, 2, 2})
+	f.Add([]byte("\xef\xbb\xbf[\"\xff\xed\xa0\x80\"]"), []byte{4, 1})
 	f.Fuzz(func(t *testing.T, body, cuts []byte) {
 		st, s, _, err := readChunks(cutChunks(body, cuts), ReadInboundBoundedJSON, MaxBoundedJSONLimit)
 		if err != nil {
 			t.Fatal(err)
 		}
+		checkLenientJSON(t, body, cutChunks(body, cuts))
 		st1, s1, _, _ := readChunks([][]byte{body}, ReadInboundBoundedJSON, MaxBoundedJSONLimit)
 		if st != st1 || s != s1 {
 			t.Fatalf("chunked (%d, %q), whole (%d, %q)", st, s, st1, s1)
@@ -224,4 +229,107 @@ func FuzzBoundedJSON(f *testing.F) {
 			t.Fatalf("status %d", st)
 		}
 	})
+}
+
+// checkLenientJSON checks ReadInboundJSON on chunks of body against the
+// bounded function on the body's lenient decoding (with a BOM in front, the
+// one both strip).
+func checkLenientJSON(t *testing.T, body []byte, chunks [][]byte) {
+	t.Helper()
+	got, err := ReadInboundJSON(NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, &FakeBody{Chunks: chunks}))
+	text := []byte(utf8BOM + refDecode(body))
+	st, want, _, _ := readChunks([][]byte{text}, ReadInboundBoundedJSON, MaxBoundedJSONLimit)
+	var e *Error
+	switch {
+	case st == BodyOK && (err != nil || got != want):
+		t.Fatalf("ReadInboundJSON: (%q, %v), want %q", got, err, want)
+	case st == BodyInvalidJSON && (!errors.As(err, &e) || e.Msg != MsgJSONBodyInvalid+want):
+		t.Fatalf("ReadInboundJSON: (%q, %v), want the error %q", got, err, MsgJSONBodyInvalid+want)
+	case st != BodyOK && st != BodyInvalidJSON:
+		t.Fatalf("bounded function on the decoded text: status %d", st)
+	}
+}
+
+// FuzzStrictReadBuffers checks the strict read loop against the spec's
+// rule on whole chunks (count, then validate) with Reads cut to several
+// sizes: 0 (the readers' own blocks, 512 B up), 1, 2, 3, 5, 8 and 13 bytes.
+// A chunk that ends exactly where a Read's buffer ends cannot be told from
+// a longer one, so it is joined to the next; on the chunks so joined the
+// status and text are the spec's, and with no chunk joined they are the same
+// for every size.
+func FuzzStrictReadBuffers(f *testing.F) {
+	addBodySeeds(f)
+	f.Add(append([]byte{0xff}, bytes.Repeat([]byte("a"), 700)...), []byte{})
+	f.Fuzz(func(t *testing.T, body, cuts []byte) {
+		chunks := cutChunks(body, cuts)
+		for _, limit := range []int{1, len(body) / 2, max(1, len(body)-1), len(body) + 1} {
+			for _, most := range []int{0, 1, 2, 3, 5, 8, 13} {
+				fb := &FakeBody{Chunks: chunks}
+				rc := &edgeReader{fb: fb, rc: fb.Open(), joined: make([]bool, len(chunks))}
+				br := bodyReader{rc: rc, limit: limit, strict: true, most: most}
+				st, err := br.read()
+				text := ""
+				if st == BodyOK {
+					text = br.body.string()
+				}
+				br.body.release()
+				wst, wtext := refStrictRead(joinEdges(chunks, rc.joined), limit)
+				if err != nil || st != wst || text != wtext {
+					t.Fatalf("limit %d, Reads of at most %d, chunks %q (joined %v): (%d, %q, %v), want (%d, %q)",
+						limit, most, chunks, rc.joined, st, text, err, wst, wtext)
+				}
+			}
+		}
+	})
+}
+
+// edgeReader reads a FakeBody and notes each chunk that a Read ended
+// exactly where its buffer ended.
+type edgeReader struct {
+	fb     *FakeBody
+	rc     io.Reader
+	joined []bool // joined[i]: chunk i ended exactly at a full Read
+}
+
+func (r *edgeReader) Read(p []byte) (int, error) {
+	k, err := r.rc.Read(p)
+	if k > 0 && k == len(p) && len(r.fb.rest) == 0 {
+		r.joined[r.fb.next-1] = true
+	}
+	return k, err
+}
+
+// joinEdges joins each chunk i with joined[i] to the chunk after it.
+func joinEdges(chunks [][]byte, joined []bool) [][]byte {
+	var out [][]byte
+	var cur []byte
+	for i, c := range chunks {
+		cur = append(cur, c...)
+		if !joined[i] || i == len(chunks)-1 {
+			out = append(out, cur)
+			cur = nil
+		}
+	}
+	return out
+}
+
+// refStrictRead is the spec's strict read on whole chunks: "逐块累计字节数，
+// 一旦超过上限就…返回 1", then a fatal decoder in stream mode throws as soon as
+// no continuation could make the bytes so far valid UTF-8 (4), and at the
+// end when they are not valid UTF-8 (4).
+func refStrictRead(chunks [][]byte, limit int) (BodyStatus, string) {
+	var all []byte
+	for _, c := range chunks {
+		all = append(all, c...)
+		if len(all) > limit {
+			return BodyTooLarge, ""
+		}
+		if !validPrefixOrEmpty(all) {
+			return BodyInvalidUTF8, ""
+		}
+	}
+	if !utf8.Valid(all) {
+		return BodyInvalidUTF8, ""
+	}
+	return BodyOK, string(all)
 }

@@ -2,7 +2,9 @@ package hostbridge
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
+	"math"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -178,15 +180,11 @@ func TestContentLength(t *testing.T) {
 	}
 }
 
-// TestContentLengthWrong: a Content-Length within the limit only sizes the
-// buffers; "只按流式计数判断" — a body longer or shorter than declared is
-// read whole, in order, whatever the chunking. A text reader's body passes
-// from the builder grown to the declared length to further blocks when more
-// arrives.
+// TestContentLengthWrong: a Content-Length within the limit is only
+// prechecked; "只按流式计数判断" — a body longer or shorter than declared is
+// read whole, in order, whatever the chunking.
 func TestContentLengthWrong(t *testing.T) {
 	body := strings.Repeat("0123456789abcdefé東👍\n", 1000) // 27 000 bytes, characters cut by the chunks
-	// 9500: a block does not fit what the builder has left and is kept; the
-	// last one, partly filled, would fit, but must follow the kept one.
 	for _, declared := range []int{0, 1, 511, 512, 5000, 9500, len(body) - 1, len(body), len(body) + 1, 60000, 1 << 20} {
 		for _, chunk := range []int{1000, 777, 65536} {
 			var chunks []string
@@ -209,14 +207,12 @@ func TestContentLengthWrong(t *testing.T) {
 			t.Errorf("%s, 1201 bytes declared 100, limit 1000: (%d, %v), pulls %d", r.name, st, err, fb.Pulls)
 		}
 	}
-	// The offset of a bad sequence counts after a BOM split across chunks,
-	// with and without a declared length.
+	// ReadInboundJSON strips a BOM split across chunks before it decodes
+	// leniently, with and without a declared length.
 	for _, h := range []http.Header{nil, {"Content-Length": {"9"}}} {
 		ev, _ := post(h, "\xef", "\xbb", "\xbf[\"\xc3\x28\"]")
-		_, err := ReadInboundJSON(ev)
-		var se *syntaxError
-		if !errors.As(err, &se) || se.off != 2 {
-			t.Errorf("BOM in pieces, header %v: %v, want the offset 2", h, err)
+		if s, err := ReadInboundJSON(ev); err != nil || s != "[\"\uFFFD(\"]" {
+			t.Errorf("BOM in pieces, header %v: (%q, %v)", h, s, err)
 		}
 	}
 }
@@ -365,23 +361,24 @@ func TestReadInboundJSONErrors(t *testing.T) {
 	if e := check("stream failure", ev, MsgBodyReadFailed+"connection reset"); !errors.Is(e, cause) {
 		t.Error("stream failure: cause lost")
 	}
-	// Invalid UTF-8: "SyntaxError: Invalid UTF-8 in JSON at position n", n
-	// the offset of the first bad sequence in the text after the BOM.
+	// Bytes that are not UTF-8 are decoded leniently, as Request.json()
+	// does (DESIGN.md), over the whole body: never an Invalid UTF-8 error.
 	for _, tt := range []struct {
 		chunks []string
-		pos    int
+		want   string // the canonical text, or the error message
 	}{
-		{[]string{"\xff"}, 0},
-		{[]string{`{"a":"`, "\xc3\x28"}, 6},
-		{[]string{"\xef\xbb\xbf[\"\xed\xa0\x80\"]"}, 2}, // a surrogate, after a BOM
-		{[]string{`["`, "\xe4\xb8"}, 2},                 // truncated at the end
-		{[]string{`["`, "\xe4", "\xb8", "\xad\"]\xf4\x90"}, 7},
+		{[]string{"\"\xff\""}, "\"\uFFFD\""},
+		{[]string{`{"a":"`, "\xc3\x28\"}"}, "{\"a\":\"\uFFFD(\"}"},
+		{[]string{"\xef\xbb\xbf[\"\xed\xa0\x80\"]"}, "[\"\uFFFD\uFFFD\uFFFD\"]"}, // a surrogate, after a BOM
+		{[]string{`["`, "\xe4", "\xb8", "\xad\"]"}, `["中"]`},
+		{[]string{"\xff"}, MsgJSONBodyInvalid + "SyntaxError: Unexpected token '\uFFFD' in JSON at position 0"},
+		{[]string{`["`, "\xe4\xb8"}, MsgJSONBodyInvalid + "SyntaxError: Unterminated string in JSON at position 5"}, // truncated at the end: ["\uFFFD, 5 bytes
 	} {
 		ev, _ := post(nil, tt.chunks...)
-		e := check("invalid UTF-8", ev, MsgJSONBodyInvalid+SyntaxPrefix+SyntaxBadUTF8+SyntaxPosition+strconv.Itoa(tt.pos))
-		var se *syntaxError
-		if !errors.As(e, &se) || se.off != tt.pos {
-			t.Errorf("invalid UTF-8 %q: cause %v", tt.chunks, e.Err)
+		if strings.HasPrefix(tt.want, MsgJSONBodyInvalid) {
+			check("not UTF-8", ev, tt.want)
+		} else if s, err := ReadInboundJSON(ev); err != nil || s != tt.want {
+			t.Errorf("not UTF-8 %q: (%q, %v), want %q", tt.chunks, s, err, tt.want)
 		}
 	}
 	ev, _ = post(nil, "{bad")
@@ -415,6 +412,16 @@ func TestReadInboundJSONErrors(t *testing.T) {
 	ev, _ = post(nil, "\xef\xbb\xbf[1e999,-1e999]")
 	if s, err := ReadInboundJSON(ev); err != nil || s != "[null,null]" {
 		t.Errorf("BOM and infinities: (%q, %v)", s, err)
+	}
+}
+
+// TestInboundBodyDecisions runs testdata/inbound-body.json: the rows of the
+// decisions DESIGN.md takes on body reading (a whole chunk counted before it
+// is validated; 读取入站癸象正文文 decoding leniently), their expectations
+// computed by node's TextDecoder and JSON.
+func TestInboundBodyDecisions(t *testing.T) {
+	if rows := runInboundRows(t, "inbound-body.json"); rows != 10 {
+		t.Errorf("%d rows", rows)
 	}
 }
 
@@ -468,9 +475,10 @@ func TestBoundedJSON(t *testing.T) {
 	}
 }
 
-// TestReadMemory: "宿主最多持有已接受的字节再加使总数越界的那一块". A declared
-// Content-Length within the limit is allocated once (at most 1.1 × the body
-// per read); without it the buffer doubles (at most 2.1 ×).
+// TestReadMemory: "宿主最多持有已接受的字节再加使总数越界的那一块", and memory
+// follows what arrived. In steady state (the block pools warm) a read
+// allocates at most 1.25 × the body, with or without a declared
+// Content-Length.
 func TestReadMemory(t *testing.T) {
 	for _, size := range []int{4 << 20, 3<<20 + 12345} {
 		chunks := splitChunks(bytes.Repeat([]byte("0123456789abcdef"), size/16+1)[:size], 64<<10)
@@ -478,15 +486,20 @@ func TestReadMemory(t *testing.T) {
 	}
 	// Over the limit: nothing held beyond limit+1 bytes, and the blocks.
 	chunks := splitChunks(make([]byte, 4<<20), 64<<10)
-	fb := &FakeBody{Chunks: chunks}
-	ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, fb)
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	st, _, _ := ReadInboundBytes(ev, 1<<20)
-	runtime.ReadMemStats(&after)
-	if alloc := after.TotalAlloc - before.TotalAlloc; st != BodyTooLarge || alloc > 11*(1<<20)/10 {
+	ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, &FakeBody{Chunks: chunks})
+	var st BodyStatus
+	if alloc := allocated(func() { st, _, _ = ReadInboundBytes(ev, 1<<20) }); st != BodyTooLarge || alloc > 11*(1<<20)/10 {
 		t.Errorf("over a 1 MiB limit: status %d, allocated %d", st, alloc)
 	}
+}
+
+// allocated is the bytes f allocates (runtime.MemStats.TotalAlloc).
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }
 
 func readMemory(t *testing.T, size int, chunks [][]byte) {
@@ -496,24 +509,130 @@ func readMemory(t *testing.T, size int, chunks [][]byte) {
 			if declared {
 				h.Set("Content-Length", strconv.Itoa(size))
 			}
-			fb := &FakeBody{Chunks: chunks}
-			ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", h, fb)
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			st, got, err := r.read(ev, MaxBodyLimit)
-			runtime.ReadMemStats(&after)
-			alloc := after.TotalAlloc - before.TotalAlloc
-			if r.name != "ReadInboundBytes" {
-				// The []byte(s) of the test's wrapper.
-				alloc -= uint64(len(got))
+			// The least of three reads after one that warms the pools.
+			least := uint64(math.MaxUint64)
+			for i := 0; i < 4; i++ {
+				ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", h, &FakeBody{Chunks: chunks})
+				var (
+					st  BodyStatus
+					got []byte
+					err error
+				)
+				alloc := allocated(func() { st, got, err = r.read(ev, MaxBodyLimit) })
+				if err != nil || st != BodyOK || len(got) != size {
+					t.Fatalf("%s: (%d, %d bytes, %v)", r.name, st, len(got), err)
+				}
+				if r.name != "ReadInboundBytes" {
+					alloc -= uint64(len(got)) // the []byte(s) of the test's wrapper
+				}
+				if i > 0 {
+					least = min(least, alloc)
+				}
 			}
-			ratio := float64(alloc) / float64(size)
-			if err != nil || st != BodyOK || len(got) != size {
-				t.Fatalf("%s: (%d, %d bytes, %v)", r.name, st, len(got), err)
+			ratio, want := float64(least)/float64(size), 1.25
+			if raceEnabled {
+				want = 1.6 // a quarter of the blocks not reused
 			}
 			t.Logf("%s, Content-Length declared %v: allocated %.3f × the body", r.name, declared, ratio)
-			if want := map[bool]float64{true: 1.1, false: 2.1}[declared]; ratio > want {
-				t.Errorf("%s, Content-Length declared %v: allocated %.2f × the body, want ≤ %.1f", r.name, declared, ratio, want)
+			if ratio > want {
+				t.Errorf("%s, Content-Length declared %v: allocated %.2f × the body, want ≤ %.2f", r.name, declared, ratio, want)
+			}
+		}
+	}
+}
+
+// TestCountBeforeValidating: a strict read counts a whole chunk against the
+// limit before it validates any byte of it, whatever the reader's buffers
+// and pools hold (issue 9's repros).
+func TestCountBeforeValidating(t *testing.T) {
+	chunk := append([]byte{0xff}, strings.Repeat("a", 700)...) // one chunk of 701 bytes
+	read := func(f func(Event, int) BodyStatus, limit int, chunks ...[]byte) (BodyStatus, *FakeBody) {
+		fb := &FakeBody{Chunks: chunks}
+		return f(NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, fb), limit), fb
+	}
+	strict := func(ev Event, n int) BodyStatus { st, _, _ := ReadInboundStrictText(ev, n); return st }
+	bounded := func(ev Event, n int) BodyStatus { st, _, _ := ReadInboundBoundedJSON(ev, n); return st }
+	for limit := 512; limit <= 701; limit++ {
+		want := BodyTooLarge
+		if limit == 701 {
+			want = BodyInvalidUTF8
+		}
+		for name, f := range map[string]func(Event, int) BodyStatus{"strict": strict, "bounded JSON": bounded} {
+			if st, fb := read(f, limit, chunk); st != want || fb.Pulls != 1 || !fb.Canceled {
+				t.Fatalf("%s, 701-byte chunk FF a…, limit %d: status %d (pulls %d), want %d", name, limit, st, fb.Pulls, want)
+			}
+		}
+	}
+	// ReadInboundBoundedJSON(ev, 600): the same cold and with the pools warm
+	// from a large body.
+	for i := 0; i < 3; i++ {
+		if st, _ := read(bounded, 600, chunk); st != BodyTooLarge {
+			t.Fatalf("bounded JSON, limit 600, read %d: status %d, want 1", i+1, st)
+		}
+		big := "[" + strings.Repeat("1,", 1<<20) + "1]"
+		if st, _ := read(bounded, MaxBoundedJSONLimit, []byte(big)); st != BodyOK {
+			t.Fatalf("warming read: status %d", st)
+		}
+	}
+	// One 3 MiB chunk starting FF: over 2 MiB, not invalid.
+	huge := append([]byte{0xff}, bytes.Repeat([]byte("a"), 3<<20-1)...)
+	ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, &FakeBody{Chunks: [][]byte{huge}})
+	if _, err := ReadInboundJSON(ev); err == nil || err.Error() != MsgJSONBodyTooLarge {
+		t.Errorf("ReadInboundJSON on 3 MiB starting FF: %v, want %s", err, MsgJSONBodyTooLarge)
+	}
+	if st, _ := read(bounded, JSONBodyLimit, huge); st != BodyTooLarge {
+		t.Errorf("bounded JSON, limit 2 MiB, 3 MiB starting FF: status %d, want 1", st)
+	}
+	// Chunks a, FF, bcdef at limit 5: the second chunk is complete and bad
+	// before the third is pulled.
+	if st, fb := read(strict, 5, []byte("a"), []byte{0xff}, []byte("bcdef")); st != BodyInvalidUTF8 || fb.Pulls != 2 {
+		t.Errorf("chunks a, FF, bcdef at limit 5: status %d, pulls %d; want 4 after 2", st, fb.Pulls)
+	}
+}
+
+// TestBlockSizes: the blocks double with what was read, from blockMin to
+// blockMax, never over what arrived (past blockMin), and each comes from
+// and goes back to the pool of its size.
+func TestBlockSizes(t *testing.T) {
+	if blockMin<<(blockClasses-1) != blockMax {
+		t.Fatalf("%d classes from %d do not reach %d", blockClasses, blockMin, blockMax)
+	}
+	for n := 0; n < 1<<20; n += 97 {
+		size := blockSize(n)
+		if size&(size-1) != 0 || size < blockMin || size > blockMax || size > max(blockMin, n) || size < min(blockMax, n/2) {
+			t.Fatalf("blockSize(%d) = %d", n, size)
+		}
+	}
+	for size := blockMin; size <= blockMax; size *= 2 {
+		b := getBlock(size)
+		if len(*b) != 0 || cap(*b) != size {
+			t.Fatalf("getBlock(%d): len %d cap %d", size, len(*b), cap(*b))
+		}
+		*b = append(*b, 1)
+		putBlock(b)
+	}
+}
+
+// TestReadMemoryFalseLength: a 1-byte body that declares a Content-Length
+// within the limit (16000000, or just under the JSON functions' limits)
+// costs what arrived, not what was declared: under 1 MiB for every reader,
+// with the pools cold or warm.
+func TestReadMemoryFalseLength(t *testing.T) {
+	read := map[string]func(Event) error{
+		"ReadInboundBytes":       func(ev Event) error { _, _, err := ReadInboundBytes(ev, MaxBodyLimit); return err },
+		"ReadInboundText":        func(ev Event) error { _, _, err := ReadInboundText(ev, MaxBodyLimit); return err },
+		"ReadInboundStrictText":  func(ev Event) error { _, _, err := ReadInboundStrictText(ev, MaxBodyLimit); return err },
+		"ReadInboundBoundedJSON": func(ev Event) error { _, _, err := ReadInboundBoundedJSON(ev, MaxBoundedJSONLimit); return err },
+		"ReadInboundJSON":        func(ev Event) error { _, err := ReadInboundJSON(ev); return err },
+	}
+	declared := map[string]string{"ReadInboundBoundedJSON": "8000000", "ReadInboundJSON": "2000000"}
+	for name, f := range read {
+		cl := cmp.Or(declared[name], "16000000")
+		for i := 0; i < 2; i++ {
+			ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", http.Header{"Content-Length": {cl}}, &FakeBody{Chunks: [][]byte{[]byte("1")}})
+			var err error
+			if alloc := allocated(func() { err = f(ev) }); err != nil || alloc >= 1<<20 {
+				t.Errorf("%s, 1 byte declared %s (read %d): allocated %d bytes, %v", name, cl, i+1, alloc, err)
 			}
 		}
 	}

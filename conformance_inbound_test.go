@@ -93,8 +93,16 @@ func (b *conformanceBody) fakeBody(t *testing.T) (*FakeBody, []byte) {
 }
 
 func TestInboundConformance(t *testing.T) {
+	if rows := runInboundRows(t, "inbound-conformance.json"); rows != 23 {
+		t.Errorf("%d rows, want 12 + 11", rows)
+	}
+}
+
+// runInboundRows runs every case of a file in the format of
+// inbound-conformance.json and returns how many rows it has.
+func runInboundRows(t *testing.T, file string) int {
 	var doc inboundConformance
-	readTestJSON(t, "inbound-conformance.json", &doc)
+	readTestJSON(t, file, &doc)
 	rows := 0
 	for _, tab := range doc.Tables {
 		for ri, row := range tab.Rows {
@@ -120,9 +128,7 @@ func TestInboundConformance(t *testing.T) {
 			}
 		}
 	}
-	if rows != 23 {
-		t.Errorf("%d rows, want 12 + 11", rows)
-	}
+	return rows
 }
 
 func runConformanceCall(t *testing.T, where func() string, ev Event, fb *FakeBody, all []byte, call conformanceCall) {

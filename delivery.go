@@ -188,13 +188,39 @@ func callHandler(handler func(Event) error, ev Event) (err error) {
 // "程序正常结束、对某条消息没有显式重试的，视为成功"; an uncaught exception means
 // "平台按队列的重试与死信配置整批重新投递（`attempts` 相应加一）".
 func (p *MemoryPlatform) finishLocked(q *memQueue, taken []*memMsg, b *memBatch, err error) DeliveryResult {
-	s := q.settings
 	now := p.nowLocked()
 	q.promote(now)
 	r := DeliveryResult{Queue: q.name, Outcome: OutcomeOK, Err: err, IDs: make([]string, len(taken))}
 	if err != nil {
 		r.Outcome = OutcomeException
 	}
+	r.reportCalls(taken, b)
+	q.inFlight -= int64(len(taken))
+	for i, m := range taken {
+		r.IDs[i] = m.ID
+		st := b.state[i]
+		var again bool
+		if err == nil {
+			again = st.kind == stateRetried
+		} else {
+			again = st.kind != stateAcked || q.settings.RedeliverAcked
+		}
+		if !again {
+			q.stats.Acked++
+			if r.Acked == nil {
+				r.Acked = make([]string, 0, len(taken)-i)
+			}
+			r.Acked = append(r.Acked, m.ID)
+			continue
+		}
+		p.againLocked(q, m, st, now, &r)
+	}
+	return r
+}
+
+// reportCalls fills ExplicitAcks and RetryMessages with the handler's calls
+// that took effect, in their order.
+func (r *DeliveryResult) reportCalls(taken []*memMsg, b *memBatch) {
 	if b.acks > 0 {
 		r.ExplicitAcks = make([]string, b.acks)
 	}
@@ -209,50 +235,38 @@ func (p *MemoryPlatform) finishLocked(q *memQueue, taken []*memMsg, b *memBatch,
 			r.RetryMessages[st.order] = RetryMessage{taken[i].ID, st.delay}
 		}
 	}
-	q.inFlight -= int64(len(taken))
-	for i, m := range taken {
-		r.IDs[i] = m.ID
-		st := b.state[i]
-		var again bool
-		if err == nil {
-			again = st.kind == stateRetried
+}
+
+// againLocked delivers m again: after its retry delay, or, past MaxRetries,
+// from the dead-letter queue or nowhere (dropped).
+func (p *MemoryPlatform) againLocked(q *memQueue, m *memMsg, st msgState, now time.Time, r *DeliveryResult) {
+	s := q.settings
+	if m.tries > s.MaxRetries {
+		if dlq := s.DeadLetterQueue; dlq != "" {
+			d := p.queueLocked(dlq)
+			d.promote(now)
+			r.DeadLettered = append(r.DeadLettered, DeadLetter{ID: m.ID, Queue: dlq, Attempts: m.Attempts})
+			q.stats.DeadLettered++
+			// DESIGN.md: a dead letter starts again at attempts 1, as
+			// Miniflare's does; id, timestamp and body are kept.
+			m.Attempts = 1
+			m.tries = 0
+			d.push(m, now, 0)
+			d.stats.Sent++
 		} else {
-			again = st.kind != stateAcked || s.RedeliverAcked
+			q.stats.Dropped++
+			r.Dropped = append(r.Dropped, m.ID)
 		}
-		if !again {
-			q.stats.Acked++
-			if r.Acked == nil {
-				r.Acked = make([]string, 0, len(taken)-i)
-			}
-			r.Acked = append(r.Acked, m.ID)
-			continue
-		}
-		if m.tries > s.MaxRetries {
-			if dlq := s.DeadLetterQueue; dlq != "" {
-				d := p.queueLocked(dlq)
-				d.promote(now)
-				r.DeadLettered = append(r.DeadLettered, DeadLetter{ID: m.ID, Queue: dlq, Attempts: m.Attempts})
-				q.stats.DeadLettered++
-				m.Attempts++
-				m.tries = 0
-				d.push(m, now, 0)
-				d.stats.Sent++
-			} else {
-				q.stats.Dropped++
-				r.Dropped = append(r.Dropped, m.ID)
-			}
-			continue
-		}
-		delay := s.RetryDelay
-		if st.kind == stateRetried && st.delay > 0 {
-			delay = st.delay
-		}
-		m.Attempts++
-		q.push(m, now, delay)
-		q.stats.Retried++
-		r.Retried = append(r.Retried, RetryMessage{m.ID, delay})
+		return
 	}
-	return r
+	delay := s.RetryDelay
+	if st.kind == stateRetried && st.delay > 0 {
+		delay = st.delay
+	}
+	m.Attempts++
+	q.push(m, now, delay)
+	q.stats.Retried++
+	r.Retried = append(r.Retried, RetryMessage{m.ID, delay})
 }
 
 // memMsg is a message on a queue.

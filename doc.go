@@ -114,25 +114,37 @@
 //     the batch timeout since it became ready (after its delay). A message's
 //     timestamp is its send time; ids are 32 hex digits (16 random per
 //     platform, then a sequence) so they do not repeat after a restart.
-//   - A handler that returns an error or panics fails its batch; every
-//     message of it is redelivered with attempts + 1 after its own retry
-//     delay if it was retried, else the queue's. An explicit retry counts
-//     against MaxRetries: at most MaxRetries+1 deliveries, then the
-//     dead-letter queue (id, timestamp and body kept, attempts counting on)
-//     or a drop. Between ack and retry of one message the first call wins; a
-//     second retry replaces the first one's delay (as workerd does); calls
-//     after the handler returned are ignored.
+//   - A handler that returns an error or panics fails its batch; every message
+//     of it is redelivered with attempts + 1 after its own retry delay if it
+//     was retried, else the queue's. An explicit retry counts against
+//     MaxRetries: at most MaxRetries+1 deliveries, then the dead-letter queue
+//     (id, timestamp and body kept, attempts starting again at 1, as Miniflare
+//     does) or a drop. Between ack and retry of one message the first call
+//     wins; a second retry replaces the first one's delay (as workerd does);
+//     calls after the handler returned are ignored.
 //   - Send and SendBatch refuse a delay outside 0…43200, as Cloudflare does.
 //     Counters always satisfy Sent = Acked + DeadLettered + Dropped + Pending.
+//   - The record of producer calls (Calls) keeps the last DefaultCallLimit
+//     (1000) calls unless SetCallLimit says otherwise, in a ring, so a
+//     long-running host's record is bounded and recording a call costs the
+//     same at any limit.
 //
 // 网页入站: event and URL pieces:
 //   - Only fetch, service-fetch and durable-fetch carry a request; any other
 //     kind, known or not, is Failure 当前没有 HTTP 请求 for every reader,
 //     whatever Request() returns, as is a nil Request on a fetch event.
-//   - The readers take Request.URL as a WHATWG serialisation and split it;
-//     they never fail on it. Origin: scheme://host[:port] for special
-//     schemes, the inner origin for a blob: URL over http(s), "null"
-//     otherwise. Hostname: lower case, no port, IPv6 in brackets.
+//   - The readers parse Request.URL as new URL does (the basic URL parser
+//     without a base), whatever its spelling: bare workerd's request.url
+//     is not normalised, so http://Example.COM:80/a/%2e%2e/b\c reads as
+//     origin http://example.com and path /b/c. A URL the parser rejects (no
+//     host, a bad port or IPv4 address, a forbidden host code point), a
+//     scheme a request does not have (only ftp, http, https, ws and wss are
+//     parsed; file:, blob: and non-special schemes are refused), or a host
+//     that is not ASCII after percent-decoding (it needs IDNA, which the
+//     package does not do; both workerd and net/http refuse such a Host) is
+//     Failure MsgRequestURL. Labels starting xn-- are not checked as
+//     Punycode. Origin: scheme://host[:port]. Hostname: lower case, no
+//     port, IPv6 in brackets.
 //   - Raw query: "" for no query and for a lone "?"; "??a" stays "??a".
 //   - Decoded path: percent-decoded exactly once (%2F → /, %252F → %2F, + stays
 //     +, %00 → NUL, U+FEFF kept); a % not followed by two hex digits, or
@@ -170,34 +182,49 @@
 //     them with ", ") or any other form are ignored; leading zeros count as
 //     digits, so 19 digits of 0000…1 is status 1. A declared length that is
 //     wrong is left to the streaming count.
-//   - Each chunk is counted first (over the limit: cancel, 1), then the
+//   - Each chunk is counted whole first (over the limit: cancel, 1), then the
 //     strict reader validates it, carrying only a cut-off sequence across
-//     chunks; a sequence no byte could complete (E0 80, ED A0) is 4 at once,
-//     a truncated one at the end is 4. Both text readers strip one leading
-//     BOM, also when it is split across chunks; the 16 MiB lenient limit
-//     counts decoded UTF-8 bytes and applies only to a body within the limit.
+//     chunks; a sequence no byte could complete (E0 80, ED A0) is 4 at once, a
+//     truncated one at the end is 4. A chunk is what the stream delivers in
+//     one pull: a Read that returns less than its buffer, or ends the stream,
+//     ends one; a Read that fills its buffer may have cut one, so its bytes
+//     are counted at once but validated only when a later Read ends the chunk.
+//     So the status never depends on the reader's buffer sizes or pools (one
+//     701-byte chunk FF a… is 1 at any limit under 701). A chunk that ends
+//     exactly where a buffer ends cannot be told from a longer one and is
+//     joined to the next: that can only turn a 4 into a 1, when the next chunk
+//     crosses the limit. Both text readers strip one leading BOM, also when it
+//     is split across chunks; the 16 MiB lenient limit counts decoded UTF-8
+//     bytes and applies only to a body within the limit.
+//   - One body, one reader: when two goroutines read one body at once,
+//     exactly one gets it and the other sees status 3. A Body that can
+//     check and lock itself in one step (HTTPEvent's can) is opened that
+//     way; other Bodies are trusted to be read from one goroutine.
 //   - A stream error is Failure MsgBodyReadFailed + its text, after the bytes
 //     that came with it were counted and validated (so 1 or 4 can win). The
 //     stream is always closed; a Close error is swallowed. A Read returning
 //     a count outside 0…len(p) is a Failure too. ReadInboundBytes gives a
 //     non-nil empty slice for an empty body, nil for every other status.
-//   - Memory: a body never costs more than the accepted bytes plus the
-//     chunk that crossed the limit. A text read with a declared
-//     Content-Length within the limit goes through a read buffer of 1/16 of
-//     it (512 B to 64 KiB) into a strings.Builder of that size (about 1.0x
-//     the body); other reads keep blocks growing by 1/16 and join them once
-//     (about 2.1x). The JSON functions read the body into one pooled buffer
-//     that doubles within the limit, and canonicalise into another, so once
-//     the pool is warm only the returned text is new.
-//     The package uses no unsafe.
-//   - The inbound JSON functions read as the strict reader does, strip the
-//     BOM and canonicalise with a 1000-level parser bound, ±Infinity written
-//     as null. Every failure of ReadInboundJSON is a catchable Failure:
-//     MsgJSONBodyTooLarge (input over 2 MiB or canonical text over 2 MiB),
-//     MsgJSONBodyNone, MsgJSONBodyUsed, or MsgJSONBodyInvalid followed by a
-//     SyntaxError reason; invalid UTF-8 reads "SyntaxError: Invalid UTF-8 in
-//     JSON at position n", n the byte offset after the BOM. An empty body is
-//     status 5 for the bounded function.
+//   - Memory follows what arrived, never what was declared: a Content-Length
+//     is only prechecked, never used to reserve memory (a 1-byte body
+//     declaring 16000000 costs one 512-byte block). Every reader reads into
+//     pooled blocks that double with what arrived, 512 B to 64 KiB, so a read
+//     holds at most the bytes received (limit+1 at most) plus one block no
+//     larger than what arrived (or 512 B); the result is one new slice or
+//     string of the body's size, so in steady state a read allocates about
+//     1.0x the body. The JSON functions join the blocks in a pooled buffer and
+//     canonicalise into another: once the pools are warm only the returned
+//     text is new. The package uses no unsafe.
+//   - ReadInboundBoundedJSON reads as the strict reader does (invalid UTF-8
+//     is status 4); ReadInboundJSON reads the bytes as ReadInboundBytes does
+//     and decodes them leniently, as Request.json() does (the spec says only
+//     "以 UTF-8 解码（剥除 BOM）" for it): 22 FF 22 gives "\uFFFD". Both strip
+//     the BOM and canonicalise with a 1000-level parser bound, ±Infinity
+//     written as null. Every failure of ReadInboundJSON is a catchable
+//     Failure: MsgJSONBodyTooLarge (input over 2 MiB or canonical text over
+//     2 MiB), MsgJSONBodyNone, MsgJSONBodyUsed, or MsgJSONBodyInvalid
+//     followed by a SyntaxError reason, whose position counts UTF-8 bytes of
+//     the decoded text. An empty body is status 5 for the bounded function.
 //
 // Canonical JSON details:
 //   - A syntax error is worded "SyntaxError: <reason> in JSON at position
@@ -211,11 +238,38 @@
 //     costs memory in proportion, never stack.
 //
 // net/http adapter (HTTPEvent):
-//   - The URL is built from the connection (https under TLS), the Host
-//     header (lower case, IPv4 and IPv6 normalised, default port dropped) and
-//     the request-target, normalised as a WHATWG parser would. An
-//     absolute-form target supplies the host, not the scheme; a target that
-//     starts with // is a path, never an authority; bytes that are not UTF-8
-//     are percent-encoded one by one; no IDNA. net/http itself answers 400 to
+//   - The URL is scheme://host target parsed and serialised as above: the
+//     scheme from the connection (https under TLS), the Host header, the
+//     request-target. An absolute-form target supplies the host, not the
+//     scheme; a target that starts with // is a path, never an authority. A
+//     host the parser rejects leaves the URL unparsed, as workerd's
+//     request.url is, and the URL readers then fail as new URL would.
+//   - Bytes that are not UTF-8, in a header value or in the raw
+//     request-target, are decoded the lenient way (each maximal ill-formed
+//     subpart becomes U+FFFD), as workerd does: GET /\xFF has the raw path
+//     /%EF%BF%BD and the decoded path /\uFFFD. net/http itself answers 400 to
 //     a request-target with a bad percent escape, before any handler.
+//   - A request has a body stream unless it is GET or HEAD or has no body
+//     at all (r.Body nil or http.NoBody, or r.ContentLength 0 without a
+//     Content-Length header, as net/http's server gives an HTTP/2 request
+//     whose headers end the stream). A body of unknown length (chunked,
+//     HTTP/2 without content-length) is read; Content-Length: 0 is an empty
+//     stream.
+//   - No Host (HTTP/1.0 may name none): the URL's host is the address the
+//     request arrived on (http.LocalAddrContextKey), so InboundOrigin is a
+//     real origin and a same-origin URL stays on it. With no address either
+//     (a request built by hand), or a host holding / \ ? # or @, the URL
+//     is "" and the URL readers fail with MsgRequestURL: a host is never
+//     read from the path (http:///evil.example/steal would be).
+//   - What net/http changed or refused before the adapter sees a request
+//     cannot be undone; README.md lists these known platform differences
+//     (400 for a bad percent escape in the target, trimmed trailing spaces
+//     in header values, obs-fold joined by one space, Content-Length beside
+//     chunked framing, chunk boundaries).
+//   - Headers are a copy of r.Header with Host (r.Host) and Transfer-Encoding
+//     (r.TransferEncoding) put back, as a Worker's Request.headers has them.
+//     A Content-Length beside chunked framing cannot be put back: net/http
+//     deletes it and keeps no trace (r.ContentLength is -1), so over
+//     net/http the precheck does not see it; a host whose headers keep it
+//     (a Worker, NewRequestEvent) gets status 1 from it.
 package hostbridge

@@ -99,6 +99,10 @@ const (
 	MsgJSONBodyNone     = "入站 JSON 正文无效：没有正文"
 	MsgJSONBodyUsed     = "入站 JSON 正文无效：正文已被读取"
 	MsgJSONLimitRange   = "入站 JSON 正文字节上限须在 1 至 8388608"
+	// MsgRequestURL: the URL readers' Failure when Request.URL is not an
+	// absolute http(s) URL a URL parser accepts (new URL would throw), or is
+	// empty: a request that named no host and arrived on no known address.
+	MsgRequestURL = "入站请求网址无效"
 )
 
 // The reasons of a JSON syntax error (status 5, or after MsgJSONBodyInvalid).

@@ -13,8 +13,9 @@ import (
 type Request interface {
 	// Method is the method as the host received it.
 	Method() string
-	// URL is the absolute URL, serialised as the WHATWG URL standard does
-	// (what Request.url gives in a Worker).
+	// URL is the absolute URL (what Request.url gives in a Worker). It need
+	// not be normalised: the readers parse it as new URL does, and fail
+	// with MsgRequestURL where new URL would throw.
 	URL() string
 	// Header holds the request's headers; names are matched
 	// case-insensitively.
@@ -31,6 +32,24 @@ type Body interface {
 	// Open locks the stream and returns its reader: each Read pulls one
 	// chunk; Close cancels the stream (an error from Close is swallowed).
 	Open() io.ReadCloser
+}
+
+// bodyLocker is a Body that can check that it is unused and lock itself in
+// one step, so that of two readers racing for it exactly one wins.
+type bodyLocker interface {
+	// lock marks the body used and returns its reader, or ok false when it
+	// was used already.
+	lock() (rc io.ReadCloser, ok bool)
+}
+
+// openBody locks b and returns its reader: in one step when b is a
+// bodyLocker (ok false: another reader won since Used said false), else by
+// Open.
+func openBody(b Body) (rc io.ReadCloser, ok bool) {
+	if l, isLocker := b.(bodyLocker); isLocker {
+		return l.lock()
+	}
+	return b.Open(), true
 }
 
 // BodyStatus is the status of a bounded body read: a business outcome, never
@@ -72,14 +91,20 @@ func currentRequest(ev Event) (Request, error) {
 	return nil, failure(MsgNoRequest, nil)
 }
 
-// currentURL is the request URL of the current request, split into its
-// parts: what the URL readers start with.
+// currentURL is the URL of the current request, parsed as new URL parses
+// it: what the URL readers start with. A URL the parser rejects (or leaves
+// to IDNA), an empty one, or one of a scheme other than ftp, http, https,
+// ws and wss is Failure MsgRequestURL.
 func currentURL(ev Event) (urlParts, error) {
 	r, err := currentRequest(ev)
 	if err != nil {
 		return urlParts{}, err
 	}
-	return splitURL(r.URL()), nil
+	u, ok := parseURL(r.URL())
+	if !ok {
+		return urlParts{}, failure(MsgRequestURL, nil)
+	}
+	return u, nil
 }
 
 // InboundHeader is 读取入站标头值: the value of the request header name,
@@ -234,8 +259,8 @@ func InboundDecodedPath(ev Event) (string, error) {
 }
 
 // InboundOrigin is 读取入站来源: URL.origin of the request URL,
-// scheme "://" host [":" port] (the port only when not the default), or
-// "null" for an opaque origin.
+// scheme "://" host [":" port] (the port only when not the default). A URL
+// the parser rejects is Failure MsgRequestURL, as for every URL reader.
 //
 // "读取入站来源 返回 URL 标准的 origin，供应用比较同源请求；它不代表已经完成跨站请求授权。"
 func InboundOrigin(ev Event) (string, error) {
@@ -339,29 +364,15 @@ func InboundSameOriginURL(ev Event, path string, set [][2]string, del []string) 
 	if len(set) > MaxSameOriginItems || len(del) > MaxSameOriginItems {
 		return "", violation(MsgSameOriginList)
 	}
-	var b strings.Builder
-	if u.scheme != "" {
-		b.WriteString(u.scheme)
-		b.WriteString(":")
+	if path != "" {
+		u.path = normalizePath(path)
 	}
-	b.WriteString("//")
-	b.WriteString(u.hostPort())
-	if path == "" {
-		path = u.pathname()
-		if !strings.HasPrefix(path, "/") {
-			b.WriteString("/") // not a special URL's serialisation; keep the host a host
-		}
-	} else {
-		path = normalizePath(path)
-	}
-	b.WriteString(path)
 	if len(set) == 0 && len(del) == 0 {
-		if u.hasQuery {
-			b.WriteString("?")
-			b.WriteString(u.query)
-		}
-		return b.String(), nil
+		return u.href(), nil
 	}
+	var b strings.Builder
+	b.WriteString(u.origin())
+	b.WriteString(u.path)
 	list := parseForm(u.query)
 	for _, k := range del {
 		list = formDelete(list, utf8DecodeWithoutBOM(k))

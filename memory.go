@@ -47,14 +47,15 @@ import (
 //     Calls after the handler returned are ignored.
 //   - A message that fails after MaxRetries redeliveries (MaxRetries+1
 //     deliveries from this queue) goes to the DeadLetterQueue, keeping its
-//     ID, Timestamp, Body and Attempts count (its next delivery says one
-//     more); without one it is dropped and counted in QueueStats.Dropped.
+//     ID, Timestamp and Body and starting again at Attempts 1, as Miniflare
+//     does; without one it is dropped and counted in QueueStats.Dropped.
 //
 // Time comes from the platform clock: the real one, or a virtual one
 // (VirtualClock) that moves only by Advance, so tests never sleep. Deliver
 // is one delivery step; Run is the loop a host runs, on the same code path.
 // Stats and Snapshot give counters for a host's /stats page; Calls records
-// every producer call.
+// the producer calls (the last DefaultCallLimit unless SetCallLimit says
+// otherwise).
 //
 // # Where it differs from production
 //
@@ -68,12 +69,11 @@ import (
 // Worker. Message IDs are 32 hex digits, unique per platform and random
 // across processes, like Cloudflare's.
 type MemoryPlatform struct {
-	mu        sync.Mutex
-	bindings  map[string]string // binding → queue name
-	granted   map[string]bool
-	calls     []Call
-	callLimit int // < 0: keep every call
-	failNext  []string
+	mu       sync.Mutex
+	bindings map[string]string // binding → queue name
+	granted  map[string]bool
+	calls    callRing
+	failNext []string
 
 	queues  map[string]*memQueue
 	virtual bool
@@ -100,11 +100,11 @@ func NewMemoryPlatform() *MemoryPlatform {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return &MemoryPlatform{
-		bindings:  map[string]string{},
-		granted:   map[string]bool{},
-		callLimit: -1,
-		queues:    map[string]*memQueue{},
-		idBase:    hex.EncodeToString(b[:]),
+		bindings: map[string]string{},
+		granted:  map[string]bool{},
+		calls:    callRing{limit: DefaultCallLimit},
+		queues:   map[string]*memQueue{},
+		idBase:   hex.EncodeToString(b[:]),
 	}
 }
 
@@ -143,30 +143,64 @@ func (p *MemoryPlatform) FailNext(reason string) {
 	p.failNext = append(p.failNext, reason)
 }
 
-// Calls returns a copy of every Send and SendBatch call so far, in order (the
-// last n only, after SetCallLimit(n)).
+// DefaultCallLimit is how many calls the record of a new MemoryPlatform
+// keeps: the last 1000, so a long-running host's record stays bounded.
+const DefaultCallLimit = 1000
+
+// Calls returns a copy of the Send and SendBatch calls recorded, oldest
+// first: the last DefaultCallLimit calls, or the last n after
+// SetCallLimit(n).
 func (p *MemoryPlatform) Calls() []Call {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]Call(nil), p.calls...)
+	return p.calls.all()
 }
 
-// SetCallLimit makes Calls keep only the last n calls; n < 0 (the default)
-// keeps every call. A long-running host sets it so the record does not grow
-// without bound.
+// SetCallLimit makes the record keep the last n calls (DefaultCallLimit
+// until it is called), dropping the oldest ones beyond n now; n = 0 records
+// nothing and n < 0 keeps every call, without bound. Recording a call costs
+// the same at any n.
 func (p *MemoryPlatform) SetCallLimit(n int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.callLimit = n
-	p.trimCalls()
+	p.calls.setLimit(n)
 }
 
-func (p *MemoryPlatform) trimCalls() {
-	if p.callLimit >= 0 && len(p.calls) > p.callLimit {
-		k := copy(p.calls, p.calls[len(p.calls)-p.callLimit:])
-		clear(p.calls[k:])
-		p.calls = p.calls[:k]
+// callRing is the record of calls: the last limit of them (every one when
+// limit < 0), in a ring once it is full, so adding one is O(1) at any limit
+// (trimming a slice by copying cost O(limit) per call).
+type callRing struct {
+	buf   []Call // the calls; once len(buf) == limit, a ring whose oldest is at start
+	start int
+	limit int
+}
+
+// add records c, replacing the oldest call when the ring is full.
+func (r *callRing) add(c Call) {
+	switch {
+	case r.limit == 0:
+	case r.limit < 0 || len(r.buf) < r.limit:
+		r.buf = append(r.buf, c)
+	default:
+		r.buf[r.start] = c
+		r.start = (r.start + 1) % len(r.buf)
 	}
+}
+
+// all returns a copy of the calls, oldest first.
+func (r *callRing) all() []Call {
+	out := make([]Call, 0, len(r.buf))
+	out = append(out, r.buf[r.start:]...)
+	return append(out, r.buf[:r.start]...)
+}
+
+// setLimit keeps the last n calls (all when n < 0) and records up to n.
+func (r *callRing) setLimit(n int) {
+	calls := r.all()
+	if n >= 0 && len(calls) > n {
+		calls = append([]Call(nil), calls[len(calls)-n:]...) // let the dropped ones go
+	}
+	r.buf, r.start, r.limit = calls, 0, n
 }
 
 // Bound implements Platform.
@@ -214,10 +248,7 @@ func (p *MemoryPlatform) record(method, binding string, msgs []BatchMessage) err
 			}
 		}
 	}
-	if p.callLimit != 0 {
-		p.calls = append(p.calls, c)
-		p.trimCalls()
-	}
+	p.calls.add(c)
 	if c.Err != "" {
 		return errors.New(c.Err)
 	}

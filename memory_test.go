@@ -159,6 +159,60 @@ func TestMemorySendRejected(t *testing.T) {
 	}
 }
 
+// TestMemoryCallLimit: a new platform keeps exactly the last
+// DefaultCallLimit (1000) calls, oldest first; SetCallLimit keeps the last
+// n of them, in order, also after the ring has wrapped.
+func TestMemoryCallLimit(t *testing.T) {
+	p := newVirtual(t)
+	sendN(t, p, 2500, 0)
+	bodies := func() []string {
+		var out []string
+		for _, c := range p.Calls() {
+			out = append(out, string(c.Messages[0].Body))
+		}
+		return out
+	}
+	want := func(from, to int) []string {
+		var out []string
+		for i := from; i < to; i++ {
+			out = append(out, strconv.Itoa(i))
+		}
+		return out
+	}
+	if got := bodies(); DefaultCallLimit != 1000 || !reflect.DeepEqual(got, want(1500, 2500)) {
+		t.Fatalf("default record: %d calls, %v … ", len(got), got[:min(3, len(got))])
+	}
+	p.SetCallLimit(10)
+	if got := bodies(); !reflect.DeepEqual(got, want(2490, 2500)) {
+		t.Fatalf("after SetCallLimit(10): %v", got)
+	}
+	p.SetCallLimit(12)
+	sendN(t, p, 5, 0) // bodies 0…4 again
+	if got := bodies(); !reflect.DeepEqual(got, append(want(2493, 2500), want(0, 5)...)) {
+		t.Fatalf("after SetCallLimit(12) and 5 more: %v", got)
+	}
+}
+
+// BenchmarkMemorySendCallLimit sends one small message per op with a full
+// record of 1000 (the default) and of 100000 calls: the cost per Send does
+// not depend on the limit.
+func BenchmarkMemorySendCallLimit(b *testing.B) {
+	for _, limit := range []int{DefaultCallLimit, 100000} {
+		b.Run(strconv.Itoa(limit), func(b *testing.B) {
+			p := newVirtual(b)
+			p.SetCallLimit(limit)
+			sendN(b, p, limit, 0) // a full record: every op below replaces the oldest call
+			body := []byte(`{"n":1}`)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := p.Send("B", body, SendOptions{ContentType: contentTypeJSON}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // TestMemorySendDelay: a message with DelaySeconds is ready that many
 // seconds after the send, not a nanosecond before.
 func TestMemorySendDelay(t *testing.T) {
@@ -254,7 +308,6 @@ func TestMemoryConsumerSettingsLimits(t *testing.T) {
 		if got := p.Consumer("q"); tc.ok != (got == s) {
 			t.Errorf("%+v: settings now %+v", s, got)
 		}
-		p.SetConsumer("q", DefaultConsumerSettings())
 	}
 	if d := DefaultConsumerSettings(); d != (ConsumerSettings{MaxBatchSize: 10, MaxBatchTimeout: 5 * time.Second, MaxRetries: 3}) {
 		t.Errorf("defaults %+v", d)
@@ -262,14 +315,16 @@ func TestMemoryConsumerSettingsLimits(t *testing.T) {
 }
 
 // TestMemoryMaxRetriesDeadLetter: attempts count 1…MaxRetries+1; then the
-// message goes to the dead-letter queue with its attempts, and counts on.
+// message goes to the dead-letter queue, where it starts again at attempts 1
+// (on the virtual clock: the dead letter keeps its send time).
 func TestMemoryMaxRetriesDeadLetter(t *testing.T) {
 	p := newVirtual(t)
 	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0; s.DeadLetterQueue = "dlq" })
 	setConsumer(t, p, "dlq", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0; s.MaxRetries = 0 })
 	sendN(t, p, 2, 0)
-	var seen []string
+	var seen, seenIDs []string
 	for i := 1; i <= 4; i++ {
+		p.Advance(time.Minute) // the dead letters are moved later than they were sent
 		r := deliver(t, p, "q", func(ev Event) error {
 			seen = append(seen, fmt.Sprint(attemptsOf(ev)))
 			return fail(ev)
@@ -283,19 +338,29 @@ func TestMemoryMaxRetriesDeadLetter(t *testing.T) {
 		if i == 4 && !reflect.DeepEqual(r.DeadLettered, []DeadLetter{{r.IDs[0], "dlq", 4}, {r.IDs[1], "dlq", 4}}) {
 			t.Fatalf("delivery 4 dead letters %+v", r.DeadLettered)
 		}
+		seenIDs = r.IDs
 	}
 	if fmt.Sprint(seen) != "[[1 1] [2 2] [3 3] [4 4]]" {
 		t.Fatalf("attempts %v", seen)
 	}
 	noBatch(t, p, "q")
 	checkStats(t, p, "q", QueueStats{Sent: 2, Delivered: 8, Retried: 6, DeadLettered: 2})
-	// The dead letters keep their ID, timestamp and body; attempts count on.
+	// The dead letters keep their ID, timestamp and body; attempts start
+	// again at 1 (DESIGN.md, as Miniflare does).
 	dl := p.Queued("dlq")
-	if len(dl) != 2 || dl[0].Attempts != 5 || !dl[0].Timestamp.Equal(epoch) || string(dl[1].Body.(json.RawMessage)) != "1" {
+	if len(dl) != 2 || dl[0].Attempts != 1 || dl[1].Attempts != 1 || !dl[0].Timestamp.Equal(epoch) ||
+		dl[0].ID != seenIDs[0] || dl[1].ID != seenIDs[1] || string(dl[1].Body.(json.RawMessage)) != "1" {
 		t.Fatalf("dead letters %+v", dl)
 	}
 	// The dead-letter queue has its own MaxRetries (0): one failure drops.
-	r := deliver(t, p, "dlq", fail)
+	var dlqAttempts []string
+	r := deliver(t, p, "dlq", func(ev Event) error {
+		dlqAttempts = append(dlqAttempts, fmt.Sprint(attemptsOf(ev)))
+		return fail(ev)
+	})
+	if fmt.Sprint(dlqAttempts) != "[[1 1]]" {
+		t.Fatalf("dead-letter delivery attempts %v", dlqAttempts)
+	}
 	if len(r.Dropped) != 2 || len(r.Retried) != 0 {
 		t.Fatalf("dlq result %+v", r)
 	}
@@ -789,6 +854,7 @@ func FuzzMemoryDelivery(f *testing.F) {
 				if d.Attempts != attempts[d.ID] {
 					t.Fatalf("dead letter %s with attempts %d, delivered with %d", d.ID, d.Attempts, attempts[d.ID])
 				}
+				attempts[d.ID] = 0 // a dead letter starts again at 1
 			}
 			for _, id := range r.Dropped {
 				seen[id]++

@@ -1,6 +1,8 @@
 package hostbridge
 
 import (
+	"net/netip"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -9,85 +11,186 @@ import (
 // (https://url.spec.whatwg.org/, the living standard since whatwg/url#846 of
 // March 2025, whose path percent-encode set includes U+005E (^)):
 //
-//   - reading the parts of a URL from its serialisation (§4.5), which is what
-//     Request.URL gives: splitURL, urlParts.pathname, .search, .origin;
-//   - the path state of the basic URL parser for a special URL (§4.4), used by
-//     the pathname setter (§6.1) and by requestURL (httpevent.go):
-//     normalizePath;
-//   - percent-encoding (§1.3) with the sets the readers use: percentEncode.
+//   - the basic URL parser (§4.4) without a base, for an absolute URL of a
+//     special scheme other than file: parseURL, with the host parser (§3.5)
+//     and serializer (§3.6); the readers parse Request.URL with it, and
+//     requestURL (httpevent.go) serialises with it;
+//   - the path state of the basic URL parser for a special URL, used by the
+//     pathname setter (§6.1) too: normalizePath;
+//   - percent-encoding and -decoding (§1.3) with the sets the readers use.
 //
-// application/x-www-form-urlencoded (§5, URLSearchParams) is in form.go; the
-// host serializer for net/http requests is in httpevent.go.
+// application/x-www-form-urlencoded (§5, URLSearchParams) is in form.go.
 //
-// It is not a full URL parser: hosts are not IDNA-processed, since the
-// serialised URL of a request already holds an ASCII host.
+// It is not a full URL parser: no relative URLs, no other schemes, and no
+// IDNA (a host that is not ASCII after percent-decoding is refused; a host
+// on the wire is ASCII: workerd and net/http refuse any other).
 
-// urlParts is a URL record read back from its serialisation. The URL
-// serializer (§4.5) writes scheme ":", then "//" userinfo "@" host ":" port
-// when there is a host, then the path, "?" query and "#" fragment; each
-// component is percent-encoded so that the delimiters after it cannot occur in
-// it, so splitting at the first delimiter recovers it.
+// urlParts is a URL record as the readers need it: what the basic URL
+// parser gives for an absolute URL of a special scheme (other than file),
+// already serialised part by part. Userinfo and fragment are not kept: no
+// reader answers them.
 type urlParts struct {
-	scheme      string // ASCII lower case, without ":"
-	hasHost     bool   // "//" followed
-	userinfo    string // without "@"
-	host        string // serialised host: IPv6 in brackets
-	port        string // "" when the port is null
-	path        string // serialised path: "/a/b", or an opaque path
-	query       string // without "?"
-	hasQuery    bool   // the query is non-null (it may be "")
-	fragment    string // without "#"
-	hasFragment bool
+	scheme   string // ASCII lower case, without ":"
+	host     string // serialised host: IPv6 in brackets
+	port     string // "" when the port is null (none, or the default)
+	path     string // serialised path, starting with "/"
+	query    string // without "?", percent-encoded
+	hasQuery bool   // the query is non-null (it may be "")
 }
 
-// splitURL splits a serialised absolute URL. A string that is not a
-// serialisation gives some split; it never fails or panics. Request.URL must
-// be a serialisation, so the readers' results are specified only for those.
-func splitURL(s string) urlParts {
-	var u urlParts
-	if i := strings.IndexByte(s, ':'); i > 0 && isScheme(s[:i]) {
-		u.scheme, s = asciiLower(s[:i]), s[i+1:]
+// c0OrSpace is every C0 control and U+0020 SPACE.
+const c0OrSpace = "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f" +
+	"\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f "
+
+// parseURL is the basic URL parser (§4.4) without a base, for the URLs a
+// request can have: an absolute URL of a special scheme other than file
+// (ftp, http, https, ws, wss). It answers what new URL(s) gives, whatever
+// the spelling of s ("HTTP://Example.COM:80/a/%2e%2e/b" is
+// "http://example.com/b"). ok is false where the parser returns failure
+// (no host, a bad port or host), for any other scheme, and for a host that
+// is not ASCII after percent-decoding, which needs IDNA (not done here).
+// Bytes of s that are not UTF-8 are first decoded the lenient way, as
+// s would be as a USVString.
+func parseURL(s string) (u urlParts, ok bool) {
+	// "Remove any leading and trailing C0 control or space from input."
+	// "Remove all ASCII tab or newline from input."
+	s = removeTabNewline(strings.Trim(utf8DecodeWithoutBOM(s), c0OrSpace))
+	i := strings.IndexByte(s, ':')
+	if i <= 0 || !isScheme(s[:i]) {
+		return u, false
 	}
-	if i := strings.IndexByte(s, '#'); i >= 0 {
-		s, u.fragment, u.hasFragment = s[:i], s[i+1:], true
+	u.scheme = asciiLower(s[:i])
+	if !isSpecialScheme(u.scheme) || u.scheme == "file" {
+		return u, false
 	}
-	if i := strings.IndexByte(s, '?'); i >= 0 {
-		s, u.query, u.hasQuery = s[:i], s[i+1:], true
+	// Special authority slashes and special authority ignore slashes
+	// states: any run of "/" and "\" (none included) leads to the authority,
+	// which ends at "/", "\", "?" or "#" (authority state); the host starts
+	// after its last "@".
+	rest := strings.TrimLeft(s[i+1:], `/\`)
+	end := strings.IndexAny(rest, `/\?#`)
+	if end < 0 {
+		end = len(rest)
 	}
-	if strings.HasPrefix(s, "//") {
-		u.hasHost = true
-		s = s[2:]
-		end := strings.IndexByte(s, '/')
-		if end < 0 {
-			end = len(s)
-		}
-		auth := s[:end]
-		s = s[end:]
-		if i := strings.LastIndexByte(auth, '@'); i >= 0 {
-			u.userinfo, auth = auth[:i], auth[i+1:]
-		}
-		// §3.6 host serializer: an IPv6 address is "[" address "]"; no other
-		// host holds ":" or "]".
-		hostEnd := strings.IndexByte(auth, ':')
-		if strings.HasPrefix(auth, "[") {
-			hostEnd = -1
-			if j := strings.IndexByte(auth, ']'); j >= 0 && j+1 < len(auth) && auth[j+1] == ':' {
-				hostEnd = j + 1
+	auth := rest[:end]
+	if j := strings.LastIndexByte(auth, '@'); j >= 0 {
+		auth = auth[j+1:]
+	}
+	if u.host, u.port, ok = parseHostPort(u.scheme, auth); !ok {
+		return u, false
+	}
+	rest, _, _ = strings.Cut(rest[end:], "#")
+	path, query, hasQuery := strings.Cut(rest, "?")
+	u.path = normalizePath(path)
+	if hasQuery {
+		u.query = string(appendPercentEncoded(make([]byte, 0, len(query)), query, encodeSpecialQuery, false))
+		u.hasQuery = true
+	}
+	return u, true
+}
+
+// parseHostPort is the host state and port state (§4.4) of a special URL
+// over its authority without userinfo: the host ends at the first ":"
+// outside brackets; it must not be empty ("host-missing"); the port is ASCII
+// digits up to 65535, leading zeros dropped, null when empty or the
+// scheme's default.
+func parseHostPort(scheme, auth string) (host, port string, ok bool) {
+	inBrackets := false
+	host = auth
+	for i := 0; i < len(auth); i++ {
+		switch auth[i] {
+		case '[':
+			inBrackets = true
+		case ']':
+			inBrackets = false
+		case ':':
+			if !inBrackets {
+				host, port = auth[:i], auth[i+1:]
+				i = len(auth)
 			}
 		}
-		if hostEnd >= 0 {
-			u.host, u.port = auth[:hostEnd], auth[hostEnd+1:]
-		} else {
-			u.host = auth
+	}
+	if host == "" {
+		return "", "", false
+	}
+	if host, ok = parseHost(host); !ok {
+		return "", "", false
+	}
+	if port != "" {
+		n, err := strconv.ParseUint(port, 10, 16)
+		if err != nil || !asciiDigits(port) {
+			return "", "", false
 		}
-		if isSpecialScheme(u.scheme) {
-			// A special URL's domain and IP address are ASCII lower case
-			// (§3.5 host parsing); a non-special opaque host keeps its case.
-			u.host = asciiLower(u.host)
+		if port = strconv.FormatUint(n, 10); port == defaultPort(scheme) {
+			port = ""
 		}
 	}
-	u.path = s
-	return u
+	return host, port, true
+}
+
+// parseHost is the host parser (§3.5) of a special URL, serialised (§3.6):
+// an IPv6 address in brackets, an IPv4 address in any form the IPv4 parser
+// accepts, or an ASCII domain, percent-decoded and lower-cased (domain to
+// ASCII of an ASCII domain). ok is false where the parser fails, and for a
+// domain that is not ASCII after percent-decoding (it needs IDNA). Labels
+// starting "xn--" are not checked as Punycode.
+func parseHost(input string) (string, bool) {
+	if strings.HasPrefix(input, "[") {
+		if !strings.HasSuffix(input, "]") {
+			return "", false
+		}
+		a, err := netip.ParseAddr(input[1 : len(input)-1])
+		if err != nil || !a.Is6() || a.Zone() != "" {
+			return "", false
+		}
+		return "[" + serializeIPv6(a.As16()) + "]", true
+	}
+	domain, _ := percentDecode(input, false)
+	for i := 0; i < len(domain); i++ {
+		// Forbidden domain code points (§3.2): C0 controls, space, # % / :
+		// < > ? @ [ \ ] ^ |, and DEL; bytes 0x80 and up are not ASCII.
+		if c := domain[i]; c <= 0x20 || c >= 0x7F || strings.IndexByte("#%/:<>?@[\\]^|", c) >= 0 {
+			return "", false
+		}
+	}
+	domain = asciiLower(domain)
+	if !endsInANumber(domain) {
+		return domain, true
+	}
+	v4, ok := parseIPv4(domain)
+	if !ok {
+		return "", false
+	}
+	return strconv.Itoa(int(v4>>24)) + "." + strconv.Itoa(int(v4>>16&255)) + "." +
+		strconv.Itoa(int(v4>>8&255)) + "." + strconv.Itoa(int(v4&255)), true
+}
+
+// endsInANumber is the ends-in-a-number checker (§3.5): the last label (a
+// trailing empty one dropped) is all ASCII digits, or "0x" and hex digits.
+func endsInANumber(host string) bool {
+	parts := strings.Split(host, ".")
+	if parts[len(parts)-1] == "" {
+		if len(parts) == 1 {
+			return false
+		}
+		parts = parts[:len(parts)-1]
+	}
+	last := parts[len(parts)-1]
+	if asciiDigits(last) {
+		return true
+	}
+	_, ok := parseIPv4Number(last)
+	return ok && strings.HasPrefix(last, "0x")
+}
+
+// href is the URL serializer (§4.5) of the parts: scheme "://" host
+// [":" port] path ["?" query].
+func (u urlParts) href() string {
+	s := u.scheme + "://" + u.hostPort() + u.path
+	if u.hasQuery {
+		s += "?" + u.query
+	}
+	return s
 }
 
 // isScheme reports whether s is a scheme: an ASCII alpha followed by ASCII
@@ -128,15 +231,8 @@ func defaultPort(scheme string) string {
 	return ""
 }
 
-// pathname is URL.pathname (§6.1): the URL path serializer's output. A
-// special URL's path always starts with "/"; a split without one (not a
-// serialisation) gets it.
-func (u urlParts) pathname() string {
-	if u.path == "" && isSpecialScheme(u.scheme) {
-		return "/"
-	}
-	return u.path
-}
+// pathname is URL.pathname (§6.1): the URL path serializer's output.
+func (u urlParts) pathname() string { return u.path }
 
 // search is URL.search (§6.1): "If this's URL's query is either null or the
 // empty string, return the empty string. Return U+003F (?), followed by this's
@@ -156,22 +252,9 @@ func (u urlParts) hostPort() string {
 	return u.host + ":" + u.port
 }
 
-// origin is URL.origin (§4.7 origin, §6.1): the serialisation of the URL's
-// origin. A tuple origin (special schemes other than file) serialises as
-// scheme "://" host [":" port]; a "blob:" URL has the origin of the URL in its
-// path when that is http(s); everything else has an opaque origin, "null"
-// (file: is implementation-defined; browsers and node give "null").
-func (u urlParts) origin() string {
-	switch u.scheme {
-	case "ftp", "http", "https", "ws", "wss":
-		return u.scheme + "://" + u.hostPort()
-	case "blob":
-		if inner := splitURL(u.path); inner.scheme == "http" || inner.scheme == "https" {
-			return inner.origin()
-		}
-	}
-	return "null"
-}
+// origin is URL.origin (§4.7 origin, §6.1): a special scheme other than
+// file has a tuple origin, serialised scheme "://" host [":" port].
+func (u urlParts) origin() string { return u.scheme + "://" + u.hostPort() }
 
 // Percent-encode sets (§1.3). Each contains the one before it, except the
 // form set which also contains everything but ASCII alphanumerics and *-._.
@@ -222,8 +305,9 @@ const upperHex = "0123456789ABCDEF"
 
 // appendPercentEncoded appends s, UTF-8 percent-encoded with set (§1.3
 // "UTF-8 percent-encode"): each byte in set becomes "%" and two upper-case hex
-// digits. A byte that is not part of valid UTF-8 is encoded on its own, as a
-// byte-oriented parser does. With spaceAsPlus, U+0020 becomes "+".
+// digits. s is valid UTF-8 (the callers decode it first, as a USVString is);
+// a stray byte would be encoded on its own. With spaceAsPlus, U+0020
+// becomes "+".
 func appendPercentEncoded(b []byte, s string, set encodeSet, spaceAsPlus bool) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -237,10 +321,6 @@ func appendPercentEncoded(b []byte, s string, set encodeSet, spaceAsPlus bool) [
 		}
 	}
 	return b
-}
-
-func percentEncode(s string, set encodeSet) string {
-	return string(appendPercentEncoded(make([]byte, 0, len(s)), s, set, false))
 }
 
 func hexValue(c byte) (byte, bool) {
@@ -401,4 +481,141 @@ func validSameOriginPath(p string) bool {
 func decodePathStrict(p string) (string, bool) {
 	p, ok := percentDecode(p, true)
 	return p, ok && utf8.ValidString(p)
+}
+
+// asciiLower is ASCII lowercase (Infra): A–Z become a–z; other bytes stay.
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+func asciiDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// serializeIPv6 is the IPv6 serializer (§3.6): pieces in lower-case hex
+// without leading zeros, the first longest run of two or more zero pieces
+// compressed to "::". Unlike netip, an IPv4-mapped address stays hex.
+func serializeIPv6(a [16]byte) string {
+	var pieces [8]uint16
+	for i := range pieces {
+		pieces[i] = uint16(a[2*i])<<8 | uint16(a[2*i+1])
+	}
+	// "Let compress be an index to the first IPv6 piece in the first longest
+	// sequences of address's IPv6 pieces that are 0. If there is no sequence
+	// of address's IPv6 pieces that are 0 that is longer than 1, then set
+	// compress to null."
+	compress, best := -1, 1
+	for i := 0; i < 8; {
+		if pieces[i] != 0 {
+			i++
+			continue
+		}
+		j := i
+		for j < 8 && pieces[j] == 0 {
+			j++
+		}
+		if j-i > best {
+			compress, best = i, j-i
+		}
+		i = j
+	}
+	var b []byte
+	for i := 0; i < 8; i++ {
+		if i == compress {
+			if i == 0 {
+				b = append(b, "::"...)
+			} else {
+				b = append(b, ':')
+			}
+			i += best - 1
+			continue
+		}
+		b = strconv.AppendUint(b, uint64(pieces[i]), 16)
+		if i != 7 {
+			b = append(b, ':')
+		}
+	}
+	return string(b)
+}
+
+// parseIPv4 is the IPv4 parser (§3.5) for a host that ends in a number:
+// one to four dot-separated numbers, each decimal, octal (leading 0) or hex
+// (0x), the last filling the remaining bytes. ok is false for an invalid
+// address, which the host parser rejects.
+func parseIPv4(host string) (uint32, bool) {
+	parts := strings.Split(host, ".")
+	// "If the last item in parts is the empty string, … remove the last item
+	// from parts."
+	if len(parts) > 1 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	if len(parts) > 4 {
+		return 0, false
+	}
+	var nums []uint64
+	for _, p := range parts {
+		n, ok := parseIPv4Number(p)
+		if !ok {
+			return 0, false
+		}
+		nums = append(nums, n)
+	}
+	last := len(nums) - 1
+	for _, n := range nums[:last] {
+		if n > 255 {
+			return 0, false
+		}
+	}
+	if nums[last] >= 1<<(8*(5-len(nums))) {
+		return 0, false
+	}
+	v := nums[last]
+	for i, n := range nums[:last] {
+		v += n << (8 * (3 - i))
+	}
+	return uint32(v), true
+}
+
+// parseIPv4Number is the IPv4 number parser (§3.5).
+func parseIPv4Number(s string) (uint64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	base := 10
+	if len(s) >= 2 && (s[:2] == "0x" || s[:2] == "0X") {
+		s, base = s[2:], 16
+	} else if len(s) >= 2 && s[0] == '0' {
+		s, base = s[1:], 8
+	}
+	if s == "" {
+		return 0, true
+	}
+	var n uint64
+	for i := 0; i < len(s); i++ {
+		d, ok := hexValue(s[i])
+		if !ok || int(d) >= base {
+			return 0, false
+		}
+		n = n*uint64(base) + uint64(d)
+		if n > 1<<32 {
+			n = 1 << 33 // too large for any part; stop growing
+		}
+	}
+	return n, true
 }

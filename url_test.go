@@ -45,6 +45,24 @@ func wantErr(t *testing.T, name string, err error, want *wantError) bool {
 // TestURLTestData runs every non-failure WPT urltestdata.json entry whose
 // protocol is http: or https: through the readers, with Request.url = href
 // (and again with the fragment removed, as a Request's URL has none).
+// mustParseURL is parseURL(s), which must succeed.
+func mustParseURL(t *testing.T, s string) urlParts {
+	t.Helper()
+	u, ok := parseURL(s)
+	if !ok {
+		t.Fatalf("parseURL(%q) failed", s)
+	}
+	return u
+}
+
+// target is the request-target of u: path and query.
+func (u urlParts) target() string {
+	if u.hasQuery {
+		return u.path + "?" + u.query
+	}
+	return u.path
+}
+
 func TestURLTestData(t *testing.T) {
 	var entries []json.RawMessage
 	readTestJSON(t, "urltestdata.json", &entries)
@@ -82,20 +100,96 @@ func TestURLTestData(t *testing.T) {
 		// Parsing a serialisation gives it back: requestURL over the host
 		// and target of a serialised URL is the URL without its fragment.
 		noFrag, _, _ := strings.Cut(c.Href, "#")
-		u := splitURL(noFrag)
-		target := u.path
-		if u.hasQuery {
-			target += "?" + u.query
-		}
+		u := mustParseURL(t, noFrag)
 		tls := c.Protocol == "https:"
-		if got := requestURL(tls, u.hostPort(), target); u.userinfo == "" && got != noFrag {
-			t.Errorf("%s: requestURL(%v, %q, %q) = %q, want %q", name, tls, u.hostPort(), target, got, noFrag)
+		if got := requestURL(tls, u.hostPort(), u.target()); !strings.Contains(noFrag, "@") && got != noFrag {
+			t.Errorf("%s: requestURL(%v, %q, %q) = %q, want %q", name, tls, u.hostPort(), u.target(), got, noFrag)
 		}
 	}
 	if n < 200 {
 		t.Fatalf("only %d http(s) entries", n)
 	}
 	t.Logf("%d http(s) entries", n)
+}
+
+// percentEncode is s UTF-8 percent-encoded with set.
+func percentEncode(s string, set encodeSet) string {
+	return string(appendPercentEncoded(make([]byte, 0, len(s)), s, set, false))
+}
+
+// TestURLTestDataInputs: the readers parse. Every WPT urltestdata.json
+// entry whose input is an absolute URL of a special scheme other than file
+// (base null, or an input of the base's scheme followed by "//") is passed
+// unparsed as Request.url: the readers answer the entry's origin,
+// hostname, pathname and search, or fail with MsgRequestURL where it is a
+// failure. Entries whose host needs IDNA (not ASCII after percent-decoding)
+// are refused, a documented difference, and counted.
+func TestURLTestDataInputs(t *testing.T) {
+	var entries []json.RawMessage
+	readTestJSON(t, "urltestdata.json", &entries)
+	ran, idna := 0, 0
+	for _, raw := range entries {
+		var c struct {
+			Input, Origin, Hostname, Pathname, Search string
+			Base                                      *string
+			Failure                                   bool
+		}
+		if json.Unmarshal(raw, &c) != nil {
+			continue // comments
+		}
+		in := strings.ToLower(strings.TrimLeft(c.Input, c0OrSpace))
+		scheme, _, _ := strings.Cut(in, ":")
+		if !isSpecialScheme(scheme) || scheme == "file" ||
+			c.Base != nil && !strings.HasPrefix(in, scheme+"://") && !strings.HasPrefix(*c.Base, scheme+":") {
+			continue
+		}
+		if c.Base != nil && !strings.HasPrefix(in, scheme+"://") {
+			continue // relative to a base of its scheme
+		}
+		ran++
+		ev := fetchEvent(c.Input)
+		name := "new URL(" + strings.TrimSpace(string(raw[:min(len(raw), 200)])) + ")"
+		if c.Failure {
+			_, err := InboundOrigin(ev)
+			checkError(t, err, &wantError{"failure", MsgRequestURL})
+			continue
+		}
+		got := [4]string{}
+		var errs [4]error
+		got[0], errs[0] = InboundOrigin(ev)
+		got[1], errs[1] = InboundHostname(ev)
+		got[2], errs[2] = InboundRawPath(ev)
+		got[3], errs[3] = InboundRawQuery(ev)
+		if errs[0] != nil && needsIDNA(c.Input) {
+			idna++
+			continue
+		}
+		if c.Origin == "" {
+			got[0] = "" // the entry does not say
+		}
+		if want := [4]string{c.Origin, c.Hostname, c.Pathname, c.Search}; got != want || errs != [4]error{} {
+			t.Errorf("%s: got %q %v, want %q", name, got, errs, want)
+		}
+	}
+	if ran < 300 {
+		t.Fatalf("only %d entries", ran)
+	}
+	t.Logf("%d entries, %d refused for IDNA", ran, idna)
+}
+
+// needsIDNA reports whether the host of the absolute URL s is not ASCII
+// once percent-decoded.
+func needsIDNA(s string) bool {
+	_, rest, _ := strings.Cut(removeTabNewline(s), ":")
+	rest = strings.TrimLeft(rest, `/\`)
+	if end := strings.IndexAny(rest, `/\?#`); end >= 0 {
+		rest = rest[:end]
+	}
+	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	host, _ := percentDecode(rest, false)
+	return strings.ContainsFunc(host, func(r rune) bool { return r > 0x7F })
 }
 
 type searchParamsData struct {
@@ -272,10 +366,16 @@ func TestURLSearchParamsInterplay(t *testing.T) {
 	for _, c := range d.URLInterplay {
 		href := c.Initial.Href
 		ev := fetchEvent(href)
+		if _, ok := parseURL(href); !ok {
+			// Not a request's URL (a non-special scheme): the readers refuse it.
+			_, err := InboundRawQuery(ev)
+			checkError(t, err, &wantError{"failure", MsgRequestURL})
+			continue
+		}
 		if got, err := InboundRawQuery(ev); got != c.Initial.Search || err != nil {
 			t.Errorf("%s: InboundRawQuery = %q, %v; want %q", href, got, err, c.Initial.Search)
 		}
-		if got := serializeForm(parseForm(splitURL(href).query)); got != c.Initial.Params {
+		if got := serializeForm(parseForm(mustParseURL(t, href).query)); got != c.Initial.Params {
 			t.Errorf("%s: searchParams.toString() = %q, want %q", href, got, c.Initial.Params)
 		}
 		noFrag, _, _ := strings.Cut(href, "#")
@@ -364,11 +464,12 @@ func TestRequestURL(t *testing.T) {
 		Want         string
 	}
 	// Rows only Go can hold (bytes that are not UTF-8), and hosts a URL
-	// parser would reject, which requestURL passes on.
+	// parser rejects, which requestURL passes on unparsed (the readers then
+	// fail on them, as new URL would).
 	d.Rows = append(d.Rows,
-		row{"路径中非 UTF-8 字节逐字节编码", false, "h", "/a\xffb?c\xfed", "http://h/a%FFb?c%FEd"},
+		row{"非 UTF-8 字节先宽松解码", false, "h", "/a\xffb?c\xfed", "http://h/a%EF%BF%BDb?c%EF%BF%BDd"},
 		row{"端口超出 65535 原样保留", false, "h:65536", "/", "http://h:65536/"},
-		row{"非数字端口原样保留", false, "H:x", "/", "http://h:x/"},
+		row{"非数字端口：原样，不解析", false, "H:x", "/", "http://H:x/"},
 		row{"端口 65535", false, "h:65535", "/", "http://h:65535/"},
 		row{"无效 IPv4 原样保留", false, "1.2.3.256", "/", "http://1.2.3.256/"},
 		row{"IPv4 32 位整数", false, "4294967295", "/", "http://255.255.255.255/"},
@@ -377,8 +478,11 @@ func TestRequestURL(t *testing.T) {
 		row{"五段数字不是有效 IPv4：原样保留", false, "1.2.3.4.5", "/", "http://1.2.3.4.5/"},
 		row{"0x 是 IPv4 0", false, "0x", "/", "http://0.0.0.0/"},
 		row{"以 0x 结尾的域名无效：原样保留", false, "a.0x", "/", "http://a.0x/"},
-		row{"空主机", false, "", "/", "http:///"},
-		row{"非 ASCII 主机只小写 ASCII，不做 IDNA", false, "Ä\xffB", "/", "http://Ä\xffb/"},
+		row{"空主机：没有网址，主机绝不取自路径", false, "", "/evil.example/steal", ""},
+		row{"含分隔符的主机：没有网址", false, "evil.example/x", "/", ""},
+		row{"含 @ 的主机：没有网址", false, "u@evil.example", "/", ""},
+		row{"绝对形式的空主机：没有网址", false, "h", "http:///evil.example/x", ""},
+		row{"非 ASCII 主机：原样，不做 IDNA", false, "Ä\xffB", "/", "http://Ä\ufffdB/"},
 	)
 	for _, r := range d.Rows {
 		if got := requestURL(r.TLS, r.Host, r.Target); got != r.Want {
@@ -486,16 +590,36 @@ func TestURLUnits(t *testing.T) {
 			t.Errorf("utf8DecodeWithoutBOM(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
-	for _, c := range []struct{ scheme, host, origin string }{
-		{"blob:https://a.example:8443/uuid", "", "https://a.example:8443"},
-		{"blob:ftp://a.example/uuid", "", "null"},
-		{"file:///etc/passwd", "", "null"},
-		{"foo://a.example/", "a.example", "null"},
-		{"ws://A.example:80/", "a.example", "ws://a.example:80"},
+	for _, c := range []struct{ url, href string }{
+		{"ws://A.example:80/", "ws://a.example/"},
+		{"WSS://a:443", "wss://a/"},
+		{"ftp://a:21/x", "ftp://a/x"},
+		{"http://a:00000000000000000080/", "http://a/"},
+		{"http://a:65536/", ""},
+		{"http://a:1x/", ""},
+		{"http://[::1/", ""},
+		{"http://[fe80::1%25eth0]/", ""},
+		{"http://[1.2.3.4]/", ""},
+		{"http://a%25b/", ""},
+		{"http://%41.EXAMPLE/", "http://a.example/"},
+		{"http://a.0x/", ""},
+		{"http://0x.a/", "http://0x.a/"},
+		{"http://1.2.3.4.5/", ""},
+		{"http://1.2.3.4./", "http://1.2.3.4/"},
+		{"http://./", "http://./"},
+		{"http://u@/", ""},
+		{"http://u@h@k/", "http://k/"},
+		{"http://例子.com/", ""},
+		{"blob:https://a.example/uuid", ""},
+		{"file:///etc/passwd", ""},
+		{"foo://a.example/", ""},
+		{"", ""},
+		{"http:", ""},
+		{" \x01http:\\\\h\t/a\n?b c# d ", "http://h/a?b%20c"},
 	} {
-		u := splitURL(c.scheme)
-		if got := u.origin(); got != c.origin || u.host != c.host {
-			t.Errorf("splitURL(%q): origin %q host %q, want %q %q", c.scheme, got, u.host, c.origin, c.host)
+		u, ok := parseURL(c.url)
+		if got := u.href(); ok != (c.href != "") || ok && got != c.href {
+			t.Errorf("parseURL(%q) = %q, %v; want %q", c.url, got, ok, c.href)
 		}
 	}
 }
@@ -528,19 +652,16 @@ func FuzzInboundURL(f *testing.F) {
 		// requestURL's output is a serialisation: parsed again, it is the
 		// same URL, and its path is normalised once and for all.
 		out := requestURL(true, "h.example", path)
-		u := splitURL(out)
-		target := u.path
-		if u.hasQuery {
-			target += "?" + u.query
-		}
-		if u.host != "h.example" || u.hasFragment || requestURL(true, u.hostPort(), target) != out {
-			t.Fatalf("requestURL(%q) = %q, which parses as %+v", path, out, u)
+		u, ok := parseURL(out)
+		if !ok || u.host != "h.example" || u.href() != out || requestURL(true, u.hostPort(), u.target()) != out {
+			t.Fatalf("requestURL(%q) = %q, which parses as %+v, %v", path, out, u, ok)
 		}
 		if p := normalizePath(path); normalizePath(p) != p {
 			t.Fatalf("normalizePath(%q) = %q, then %q", path, p, normalizePath(p))
 		}
 
-		q := splitURL(url).query
+		pu, _ := parseURL(url)
+		q := pu.query
 		l1 := parseForm(q)
 		s1 := serializeForm(l1)
 		if l2 := parseForm(s1); !slices.Equal(l1, l2) {
@@ -616,5 +737,44 @@ func BenchmarkRequestURL(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		requestURL(true, "Example.COM:443", target)
+	}
+}
+
+// TestInboundURLParse: testdata/inbound-url-parse.json, Request.url strings
+// that are not normalised, through NewRequestEvent: the readers answer what
+// new URL(url) gives, or fail with MsgRequestURL.
+func TestInboundURLParse(t *testing.T) {
+	var d struct {
+		Rows []struct {
+			Name string `json:"情境"`
+			URL  string
+			Want struct {
+				Origin, Hostname, Pathname, Search string
+				Error                              bool
+			}
+		}
+	}
+	readTestJSON(t, "inbound-url-parse.json", &d)
+	for _, r := range d.Rows {
+		ev := NewRequestEvent(KindFetch, "GET", r.URL, nil, nil)
+		var got [4]string
+		var errs [4]error
+		got[0], errs[0] = InboundOrigin(ev)
+		got[1], errs[1] = InboundHostname(ev)
+		got[2], errs[2] = InboundRawPath(ev)
+		got[3], errs[3] = InboundRawQuery(ev)
+		if r.Want.Error {
+			for _, err := range errs {
+				checkError(t, err, &wantError{"failure", MsgRequestURL})
+			}
+			continue
+		}
+		want := [4]string{r.Want.Origin, r.Want.Hostname, r.Want.Pathname, r.Want.Search}
+		if got != want || errs != [4]error{} {
+			t.Errorf("%s: %q: got %q %v, want %q", r.Name, r.URL, got, errs, want)
+		}
+	}
+	if len(d.Rows) < 50 {
+		t.Fatalf("%d rows", len(d.Rows))
 	}
 }

@@ -1,10 +1,12 @@
-package main
+package pagehost
 
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"slices"
@@ -17,12 +19,26 @@ import (
 )
 
 // start runs a pagequeue host on a loopback port until the test ends.
-func start(t *testing.T, cfg config) (*host, string, context.CancelFunc, chan error) {
+func start(t *testing.T, cfg Config) (*host, string, context.CancelFunc, chan error) {
 	t.Helper()
-	h, err := newHost(cfg, io.Discard)
+	return startLog(t, cfg, io.Discard)
+}
+
+// startLog is start, logging to log.
+func startLog(t *testing.T, cfg Config, log io.Writer) (*host, string, context.CancelFunc, chan error) {
+	t.Helper()
+	h, err := newHost(cfg, NewMemoryStore(), slog.New(slog.NewTextHandler(log, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
+	base, cancel, done := serveTest(t, h)
+	return h, base, cancel, done
+}
+
+// serveTest runs h on a loopback port until the test ends.
+func serveTest(t *testing.T, h *host) (string, context.CancelFunc, chan error) {
+	t.Helper()
+	h.keeps = MemoryKeeps
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -31,12 +47,22 @@ func start(t *testing.T, cfg config) (*host, string, context.CancelFunc, chan er
 	done := make(chan error, 1)
 	go func() { done <- h.serve(ctx, ln) }()
 	t.Cleanup(func() { cancel(); <-done })
-	return h, "http://" + ln.Addr().String(), cancel, done
+	return "http://" + ln.Addr().String(), cancel, done
 }
 
-func testConfig() config {
-	return config{fail: 0.3, retryDelay: 0, maxRetries: 3, batchSize: 10, batchTimeout: 5 * time.Millisecond, consumers: 2, seed: 1}
+// testConfig is the flags' defaults, with failures on and short batches.
+func testConfig() Config {
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	cfg := flags(fs)
+	if err := fs.Parse(nil); err != nil {
+		panic(err)
+	}
+	cfg.Fail, cfg.RetryDelay, cfg.BatchTimeout, cfg.Seed = 0.3, 0, 5*time.Millisecond, 1
+	return *cfg
 }
+
+// mem is the host's store, a MemoryStore in these tests.
+func (h *host) mem() *MemoryStore { return h.store.(*MemoryStore) }
 
 func post(t testing.TB, c *http.Client, url, body string) (int, map[string]any) {
 	resp, err := c.Post(url, "application/json", strings.NewReader(body))
@@ -55,7 +81,7 @@ func settle(t *testing.T, h *host, n int64) Stats {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	err := h.p.Wait(ctx, func() bool {
+	err := h.mem().Wait(ctx, func() bool {
 		s := h.stats()
 		return s.Sent == n && s.Pending == 0
 	})
@@ -81,6 +107,7 @@ func checkCounts(t *testing.T, s Stats, n int64) {
 func TestThousandPagesWithFailures(t *testing.T) {
 	h, base, _, _ := start(t, testConfig())
 	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
+	t.Cleanup(c.CloseIdleConnections)
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Add(1)
@@ -115,13 +142,13 @@ func TestThousandPagesWithFailures(t *testing.T) {
 // example message.
 func TestMessageShape(t *testing.T) {
 	cfg := testConfig()
-	cfg.fail = 0
+	cfg.Fail = 0
 	h, base, _, _ := start(t, cfg)
-	h.p.SetCallLimit(-1)
+	h.mem().SetCallLimit(-1)
 	if code, v := post(t, http.DefaultClient, base+"/pages/release/x?version=v8", ""); code != http.StatusAccepted {
 		t.Fatalf("%d %v", code, v)
 	}
-	calls := h.p.Calls()
+	calls := h.mem().Calls()
 	if len(calls) != 1 || string(calls[0].Messages[0].Body) != `{"kind":"page","url":"/release/x","version":"v8","refresh":true}` {
 		t.Fatalf("platform calls %+v", calls)
 	}
@@ -140,8 +167,9 @@ func TestStatuses(t *testing.T) {
 		{"POST", "/pages/x", "", 400, msgNeedVersion},
 		{"GET", "/pages/x?version=1", "", 405, msgMethod},
 		{"POST", "/nope", "", 404, msgNotFound},
-		{"POST", "/batch", `{bad`, 400, "SyntaxError: Unexpected token 'b' in JSON at position 1"},
-		{"POST", "/batch", "", 400, "SyntaxError: Unexpected end of input in JSON at position 0"},
+		{"POST", "/batch", `{bad`, 400, hostbridge.MsgBatchNotArray},
+		{"POST", "/batch", "", 400, hostbridge.MsgBatchNotArray},
+		{"POST", "/batch", `[{"body":1e999}]`, 400, hostbridge.MsgBodyNotFinite + "：序号 0"},
 		{"POST", "/batch", "\xff", 400, msgBodyNotUTF8},
 		{"POST", "/batch", big, 413, msgBodyTooLarge},
 		{"POST", "/batch", many, 413, hostbridge.MsgBatchTooMany},
@@ -163,18 +191,20 @@ func TestStatuses(t *testing.T) {
 		}
 	}
 	// A platform failure is 503.
-	h.p.FailNext("Queue is full")
+	h.mem().FailNext("Queue is full")
 	if code, v := post(t, http.DefaultClient, base+"/pages/x?version=1", ""); code != 503 || v["error"] != hostbridge.MsgSendFailed+"Queue is full" {
 		t.Errorf("platform failure: %d %v", code, v)
 	}
 }
 
-// TestShutdownKeepsQueued: ending the host leaves undelivered messages
-// queued, none lost.
-func TestShutdownKeepsQueued(t *testing.T) {
+// TestShutdownSaysWhatIsLost: ending the host delivers nothing more, and
+// its final log line counts the messages still pending and says what the
+// store keeps of them (the in-memory store: nothing).
+func TestShutdownSaysWhatIsLost(t *testing.T) {
 	cfg := testConfig()
-	cfg.batchSize, cfg.batchTimeout = 100, time.Minute // nothing is ready before shutdown
-	h, base, cancel, done := start(t, cfg)
+	cfg.BatchSize, cfg.BatchTimeout = 100, time.Minute // nothing is ready before shutdown
+	var log syncBuffer
+	h, base, cancel, done := startLog(t, cfg, &log)
 	for i := range 50 {
 		if code, _ := post(t, http.DefaultClient, fmt.Sprintf("%s/pages/p%d?version=1", base, i), ""); code != 202 {
 			t.Fatal(code)
@@ -188,6 +218,12 @@ func TestShutdownKeepsQueued(t *testing.T) {
 	if s := h.stats(); s.Sent != 50 || s.Pending != 50 || s.Delivered != 0 {
 		t.Errorf("after shutdown %+v, want 50 sent and pending", s)
 	}
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	last := lines[len(lines)-1]
+	if !strings.Contains(last, `msg="stopped: 50 messages still pending or waiting for a retry"`) ||
+		!strings.Contains(last, "are lost") || !strings.Contains(last, "natsqueue/cmd/pagequeue") {
+		t.Errorf("final log line %q", last)
+	}
 }
 
 // TestLoad: 32 clients post 10 000 pages to the running host; every page
@@ -200,6 +236,7 @@ func TestLoad(t *testing.T) {
 	const clients, pages = 32, 10000
 	h, base, _, _ := start(t, testConfig())
 	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
+	t.Cleanup(c.CloseIdleConnections) // a spare connection that never sent a request would hold up shutdown
 	lat := make([][]time.Duration, clients)
 	begin := time.Now()
 	var wg sync.WaitGroup

@@ -1,0 +1,180 @@
+//go:build unix
+
+package pagehost
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMain runs the test binary as the pagequeue command when
+// PAGEHOST_MAIN is set, so that tests can watch a real process: its
+// signals, its stderr and its exit code.
+func TestMain(m *testing.M) {
+	if os.Getenv("PAGEHOST_MAIN") != "" {
+		Main(Program{Name: "pagequeue", Keeps: MemoryKeeps, Open: func() (Store, error) { return NewMemoryStore(), nil }})
+	}
+	os.Exit(m.Run())
+}
+
+// process is a pagequeue process started by a test.
+type process struct {
+	cmd    *exec.Cmd
+	base   string
+	stderr io.ReadCloser
+	log    *bufio.Reader
+}
+
+// startProcess starts the command on a loopback port and reads its log up
+// to the line that says where it listens.
+func startProcess(t *testing.T, args ...string) *process {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"-addr", "127.0.0.1:0", "-batch-timeout", "5ms"}, args...)...)
+	cmd.Env = append(os.Environ(), "PAGEHOST_MAIN=1")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	p := &process{cmd: cmd, stderr: stderr, log: bufio.NewReader(stderr)}
+	for p.base == "" {
+		line, err := p.log.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no listening line: %v", err)
+		}
+		if _, rest, ok := strings.Cut(line, "listening on "); ok {
+			p.base, _, _ = strings.Cut(rest, " ")
+		}
+	}
+	return p
+}
+
+// stats reads /stats.
+func (p *process) stats(t *testing.T) Stats {
+	t.Helper()
+	resp, err := http.Get(p.base + "/stats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var s Stats
+	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// stop sends SIGINT and returns the exit code and the rest of the log; the
+// process must end within a bound.
+func (p *process) stop(t *testing.T) (int, string) {
+	t.Helper()
+	p.cmd.Process.Signal(os.Interrupt)
+	exited := make(chan []byte, 1)
+	go func() {
+		rest, _ := io.ReadAll(p.log) // before Wait, which closes the pipe
+		p.cmd.Wait()
+		exited <- rest
+	}()
+	select {
+	case rest := <-exited:
+		return p.cmd.ProcessState.ExitCode(), string(rest)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the process did not end within 30 s of SIGINT")
+	}
+	return 0, ""
+}
+
+// TestClosedLogReader: when the log reader goes away, the process neither
+// dies of SIGPIPE nor stops delivering; SIGINT then ends it with exit 0.
+func TestClosedLogReader(t *testing.T) {
+	p := startProcess(t)
+	p.stderr.Close()
+	for i := range 20 {
+		if code, v := post(t, http.DefaultClient, p.base+"/pages/gone?version="+string(rune('a'+i)), ""); code != 202 {
+			t.Fatal(code, v)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	s := p.stats(t)
+	for (s.Pending > 0 || s.LogDropped == 0) && time.Now().Before(deadline) {
+		s = p.stats(t)
+	}
+	if s.Pending != 0 || s.LogDropped == 0 {
+		t.Errorf("%+v: want all delivered and log records dropped", s)
+	}
+	if code, _ := p.stop(t); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}
+
+// TestShutdownWithUpload: SIGINT while a client is still uploading ends
+// the process, exit 0, after -shutdown-timeout; the final log line says
+// what is lost.
+func TestShutdownWithUpload(t *testing.T) {
+	p := startProcess(t, "-shutdown-timeout", "200ms")
+	c := dial(t, p.base)
+	io.WriteString(c, partialBatch)
+	if s := p.stats(t); s.Connections < 1 {
+		t.Fatalf("%+v", s)
+	}
+	code, rest := p.stop(t)
+	if code != 0 {
+		t.Errorf("exit %d", code)
+	}
+	for _, want := range []string{"closing connections still busy", "stopped: 0 messages still pending", "are lost"} {
+		if !strings.Contains(rest, want) {
+			t.Errorf("log after SIGINT lacks %q:\n%s", want, rest)
+		}
+	}
+}
+
+// TestSecondSignal: a second SIGINT ends a process still waiting for a
+// client at once.
+func TestSecondSignal(t *testing.T) {
+	p := startProcess(t, "-shutdown-timeout", "1m")
+	c := dial(t, p.base)
+	io.WriteString(c, partialBatch)
+	p.stats(t)
+	p.cmd.Process.Signal(os.Interrupt)
+	for {
+		line, err := p.log.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no shutdown line: %v", err)
+		}
+		if strings.Contains(line, "shutting down") {
+			break
+		}
+	}
+	code, _ := p.stop(t)
+	if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGINT {
+		t.Errorf("exit %d, want the end by SIGINT", code)
+	}
+}
+
+// TestHelp: -h says what the in-memory store loses and where the durable
+// one is.
+func TestHelp(t *testing.T) {
+	var out bytes.Buffer
+	p := Program{Name: "pagequeue", Keeps: MemoryKeeps}
+	if code := p.Run(context.Background(), []string{"-h"}, &out); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+	for _, want := range []string{"are lost", "natsqueue/cmd/pagequeue", "-max-pending", "-shutdown-timeout", "-max-conns"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("-h lacks %q:\n%s", want, out.String())
+		}
+	}
+}
