@@ -137,7 +137,7 @@ func (p *Platform) sharing(prefix string) *Platform {
 	o := p.opts
 	o.Prefix = prefix
 	return &Platform{opts: o, nc: p.nc, js: p.js, idBase: p.idBase, cfg: hostbridge.NewMemoryPlatform(),
-		bindings: map[string]string{}, queues: map[string]*queueState{}, retryUnit: retryUnitForRows}
+		bindings: map[string]string{}, queues: map[string]*queueState{}, limits: map[string]queueLimits{}, retryUnit: retryUnitForRows}
 }
 
 func replayRow(t *testing.T, p *Platform, queue string, row consumerRow) {

@@ -236,13 +236,16 @@ func bodyValue(ctype string, data []byte) any {
 }
 
 // finish applies the outcome of a batch, message by message, as
-// MemoryPlatform does, and reports it.
+// MemoryPlatform does, and reports it. Dead letters are copied first; then
+// the counters are stored, then the acks, naks and terms sent (see
+// counters for why in that order).
 func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 	r := hostbridge.DeliveryResult{Queue: d.q.name, Outcome: hostbridge.OutcomeOK, Err: d.err, IDs: make([]string, len(d.taken))}
 	if d.err != nil {
 		r.Outcome = hostbridge.OutcomeException
 	}
 	d.b.calls(&r)
+	var acts []func() error
 	for i, m := range d.taken {
 		id, st := d.b.msgs[i].ID, d.b.state[i]
 		r.IDs[i] = id
@@ -252,51 +255,57 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 		}
 		switch {
 		case !again:
-			_ = m.Ack()
+			acts = append(acts, m.Ack)
 			r.Acked = append(r.Acked, id)
 		case d.tries[i] > d.s.MaxRetries:
-			p.giveUp(d, m, d.b.msgs[i], &r)
+			acts = append(acts, p.giveUp(d, m, d.b.msgs[i], &r))
 		default:
 			delay := d.s.RetryDelay
 			if st.kind == stateRetried && st.delay > 0 {
 				delay = st.delay
 			}
-			p.retry(m, delay)
+			acts = append(acts, p.retry(m, delay))
 			r.Retried = append(r.Retried, hostbridge.RetryMessage{ID: id, DelaySeconds: delay})
 		}
 	}
 	for _, m := range d.exhausted {
 		hm, _ := message(m)
-		p.giveUp(d, m, hm, &r)
+		acts = append(acts, p.giveUp(d, m, hm, &r))
+	}
+	var deltas [nCounters]int64
+	deltas[cDelivered] = int64(len(d.taken) + len(d.exhausted))
+	deltas[cAcked], deltas[cRetried] = int64(len(r.Acked)), int64(len(r.Retried))
+	deltas[cDeadLettered], deltas[cDropped] = int64(len(r.DeadLettered)), int64(len(r.Dropped))
+	p.add(d.q, deltas)
+	for _, act := range acts {
+		_ = act()
 	}
 	return r
 }
 
-func (p *Platform) retry(m jetstream.Msg, delaySeconds int) {
+// retry is the nak of m with a delay.
+func (p *Platform) retry(m jetstream.Msg, delaySeconds int) func() error {
 	if delaySeconds == 0 {
-		_ = m.Nak()
-		return
+		return m.Nak
 	}
-	_ = m.NakWithDelay(time.Duration(delaySeconds) * p.retryUnit)
+	return func() error { return m.NakWithDelay(time.Duration(delaySeconds) * p.retryUnit) }
 }
 
 // giveUp moves a message past MaxRetries to the dead-letter queue, or drops
-// it. When the dead-letter queue cannot take it, it is retried a second
-// later and dead-lettered on its next delivery.
-func (p *Platform) giveUp(d *delivery, m jetstream.Msg, hm hostbridge.Message, r *hostbridge.DeliveryResult) {
+// it, and returns the term to send. When the dead-letter queue cannot take
+// it, it is retried a second later and dead-lettered on its next delivery.
+func (p *Platform) giveUp(d *delivery, m jetstream.Msg, hm hostbridge.Message, r *hostbridge.DeliveryResult) func() error {
 	dlq := d.s.DeadLetterQueue
 	if dlq == "" {
-		_ = m.Term()
 		r.Dropped = append(r.Dropped, hm.ID)
-		return
+		return m.Term
 	}
 	if err := p.deadLetter(dlq, m, hm); err != nil {
-		p.retry(m, 1)
 		r.Retried = append(r.Retried, hostbridge.RetryMessage{ID: hm.ID, DelaySeconds: 1})
-		return
+		return p.retry(m, 1)
 	}
-	_ = m.Term()
 	r.DeadLettered = append(r.DeadLettered, hostbridge.DeadLetter{ID: hm.ID, Queue: dlq, Attempts: hm.Attempts})
+	return m.Term
 }
 
 // deadLetter stores a copy of m on queue dlq: same ID, send time and body,
@@ -316,6 +325,9 @@ func (p *Platform) deadLetter(dlq string, m jetstream.Msg, hm hostbridge.Message
 	msg, opts := q.names.natsMsg(o)
 	ctx, cancel := p.ctx()
 	defer cancel()
-	_, err = p.js.PublishMsg(ctx, msg, opts...)
-	return err
+	if _, err = p.js.PublishMsg(ctx, msg, opts...); err != nil {
+		return err
+	}
+	p.countSent(q, 1)
+	return nil
 }

@@ -59,6 +59,12 @@ type Platform struct {
 	seq      uint64
 	bindings map[string]string      // binding → queue, as in cfg
 	queues   map[string]*queueState // queues whose stream and consumer exist
+	limits   map[string]queueLimits
+
+	statsOnce sync.Mutex // guards stats
+	stats     jetstream.Stream
+	stopFlush chan struct{}
+	flushDone chan struct{}
 
 	// retryUnit is the length of a retry delay's second: time.Second, but
 	// tests shorten it to replay rows with 30 s retries in real time.
@@ -75,7 +81,7 @@ func Open(opts Options) (*Platform, error) {
 		return nil, err
 	}
 	p := &Platform{opts: opts, cfg: hostbridge.NewMemoryPlatform(), bindings: map[string]string{},
-		queues: map[string]*queueState{}, retryUnit: time.Second}
+		queues: map[string]*queueState{}, limits: map[string]queueLimits{}, retryUnit: time.Second}
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	p.idBase = hex.EncodeToString(b[:])
@@ -90,6 +96,14 @@ func Open(opts Options) (*Platform, error) {
 		p.shutdownEmbedded()
 		return nil, err
 	}
+	if p.embed != nil {
+		if err := p.waitJetStream(); err != nil {
+			p.Close()
+			return nil, err
+		}
+	}
+	p.stopFlush, p.flushDone = make(chan struct{}), make(chan struct{})
+	go p.flusher(p.stopFlush, p.flushDone)
 	return p, nil
 }
 
@@ -135,6 +149,21 @@ func (p *Platform) connect(urls []string) error {
 	return nil
 }
 
+// waitJetStream waits, up to 30 s, until JetStream answers (a restarted
+// server recovers its streams first).
+func (p *Platform) waitJetStream() error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ctx, cancel := p.ctx()
+		_, err := p.js.AccountInfo(ctx)
+		cancel()
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // StartServer starts a single-node JetStream server on 127.0.0.1 that keeps
 // its streams in dir, listening on port (-1: any free port), and waits until
 // it takes connections. A server restarted on the same dir finds its
@@ -153,9 +182,13 @@ func StartServer(dir string, port int) (*server.Server, error) {
 	return s, nil
 }
 
-// Close closes the connection and stops the embedded server, if any.
-// Messages already accepted stay in the streams.
+// Close stores the last send counts, closes the connection and stops the
+// embedded server, if any. Messages already accepted stay in the streams.
 func (p *Platform) Close() error {
+	if p.stopFlush != nil {
+		close(p.stopFlush)
+		<-p.flushDone
+	}
 	if p.nc != nil {
 		p.nc.Close()
 	}

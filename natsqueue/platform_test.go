@@ -326,12 +326,7 @@ func TestSendRefused(t *testing.T) {
 func TestReopenKeepsDelayed(t *testing.T) {
 	o := testOptions()
 	o.StoreDir = t.TempDir()
-	p, err := Open(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Bind("Q", "q")
-	p.Grant("Q")
+	p := openBound(t, o) // closed by the test
 	sent := time.Now()
 	send(t, p, `"later"`, 2)
 	_ = p.Close()

@@ -97,12 +97,21 @@ func (p *Platform) publish(queue string, msgs []outMsg) error {
 	if err != nil {
 		return err
 	}
+	if full, err := p.full(q, len(msgs)); err != nil || full {
+		if err == nil {
+			err = ErrQueueFull
+		}
+		return err
+	}
 	ctx, cancel := p.ctx()
 	defer cancel()
 	if len(msgs) == 1 {
 		m, opts := q.names.natsMsg(msgs[0])
-		_, err := p.js.PublishMsg(ctx, m, opts...)
-		return err
+		if _, err := p.js.PublishMsg(ctx, m, opts...); err != nil {
+			return err
+		}
+		p.countSent(q, 1)
+		return nil
 	}
 	futures := make([]jetstream.PubAckFuture, 0, len(msgs))
 	for _, o := range msgs {
@@ -113,7 +122,11 @@ func (p *Platform) publish(queue string, msgs []outMsg) error {
 		}
 		futures = append(futures, f)
 	}
-	return waitAcks(ctx, futures)
+	err = waitAcks(ctx, futures)
+	if err == nil {
+		p.countSent(q, len(futures))
+	}
+	return err
 }
 
 // waitAcks waits for every future and returns the first error.

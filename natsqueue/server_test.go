@@ -31,11 +31,18 @@ func openSingle(t testing.TB) *Platform {
 
 func openWith(t testing.TB, o Options) *Platform {
 	t.Helper()
+	p := openBound(t, o)
+	t.Cleanup(func() { _ = p.Close() })
+	return p
+}
+
+// openBound opens a Platform with Q bound to q; the caller closes it.
+func openBound(t testing.TB, o Options) *Platform {
+	t.Helper()
 	p, err := Open(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = p.Close() })
 	p.Bind("Q", "q")
 	p.Grant("Q")
 	return p

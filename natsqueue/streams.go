@@ -3,6 +3,8 @@ package natsqueue
 import (
 	"encoding/hex"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -13,6 +15,7 @@ type names struct {
 	stream   string // <Prefix>_<token>
 	ready    string // <Prefix>.<token>.ready: what the consumer reads
 	sched    string // <Prefix>.<token>.sched.: + a message ID, one schedule each
+	token    string
 	consumer string
 }
 
@@ -26,7 +29,7 @@ func (p *Platform) namesOf(queue string) names {
 	token := subjectToken(queue)
 	pre := p.opts.Prefix
 	return names{stream: pre + "_" + token, ready: pre + "." + token + ".ready",
-		sched: pre + "." + token + ".sched.", consumer: consumerName}
+		sched: pre + "." + token + ".sched.", token: token, consumer: consumerName}
 }
 
 // subjectToken is s as one subject token and part of a stream name.
@@ -55,31 +58,26 @@ func plainName(s string) bool {
 const duplicateWindow = 2 * time.Minute
 
 // ensureQueue creates queue's stream and durable consumer once per Platform
-// (idempotent on the server: a restarted host finds them as they were).
+// (idempotent on the server: a restarted host finds them as they were) and
+// reads its counters.
 func (p *Platform) ensureQueue(queue string) (*queueState, error) {
 	p.mu.Lock()
 	q := p.queues[queue]
+	maxMsgs := p.limits[queue].maxMsgs
 	p.mu.Unlock()
 	if q != nil {
 		return q, nil
 	}
-	n := p.namesOf(queue)
+	q = &queueState{name: queue, names: p.namesOf(queue)}
+	n := q.names
 	ctx, cancel := p.ctx()
 	defer cancel()
-	_, err := p.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name:              n.stream,
-		Subjects:          []string{n.ready, n.sched + "*"},
-		Retention:         jetstream.WorkQueuePolicy,
-		Storage:           jetstream.FileStorage,
-		Replicas:          p.opts.Replicas,
-		Duplicates:        duplicateWindow,
-		AllowMsgSchedules: true,
-		AllowDirect:       true,
-	})
+	var err error
+	q.stream, err = p.js.CreateOrUpdateStream(ctx, p.streamConfig(n, maxMsgs))
 	if err != nil {
 		return nil, fmt.Errorf("stream %s: %w", n.stream, err)
 	}
-	cons, err := p.js.CreateOrUpdateConsumer(ctx, n.stream, jetstream.ConsumerConfig{
+	q.cons, err = q.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
 		Durable:       n.consumer,
 		FilterSubject: n.ready,
 		AckPolicy:     jetstream.AckExplicitPolicy,
@@ -94,19 +92,53 @@ func (p *Platform) ensureQueue(queue string) (*queueState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s: %w", n.stream, err)
 	}
+	if err := p.loadCounters(ctx, n, &q.counts); err != nil {
+		return nil, err
+	}
+	q.limited.Store(maxMsgs > 0)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if q = p.queues[queue]; q == nil {
-		q = &queueState{name: queue, names: n, cons: cons}
-		p.queues[queue] = q
+	if old := p.queues[queue]; old != nil {
+		return old, nil
 	}
+	p.queues[queue] = q
 	return q, nil
+}
+
+// streamConfig is the stream of a queue that keeps at most maxMsgs
+// messages (0: no bound).
+func (p *Platform) streamConfig(n names, maxMsgs int64) jetstream.StreamConfig {
+	c := jetstream.StreamConfig{
+		Name:              n.stream,
+		Subjects:          []string{n.ready, n.sched + "*"},
+		Retention:         jetstream.WorkQueuePolicy,
+		Storage:           jetstream.FileStorage,
+		Replicas:          p.opts.Replicas,
+		Duplicates:        duplicateWindow,
+		AllowMsgSchedules: true,
+		AllowDirect:       true,
+		MaxMsgs:           -1,
+	}
+	if maxMsgs > 0 {
+		c.MaxMsgs = maxMsgs
+	}
+	return c
 }
 
 // queueState is what the Platform keeps of one queue whose stream and
 // consumer exist.
 type queueState struct {
-	name  string
-	names names
-	cons  jetstream.Consumer
+	name   string
+	names  names
+	stream jetstream.Stream
+	cons   jetstream.Consumer
+	counts counters
+	unsent atomic.Int64 // sends counted here, not yet on the server
+	// limited: the stream discards its oldest messages past a limit.
+	limited atomic.Bool
+
+	pmu         sync.Mutex
+	pendingAt   time.Time // when pendingVal was read
+	pendingVal  int64
+	pendingSent int64 // counts[cSent] then
 }
