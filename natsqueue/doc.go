@@ -63,6 +63,23 @@
 //     to come back after AckWait with attempts + 1; an ack lost with a
 //     connection is a duplicate delivery. Nothing accepted is lost.
 //
+// # Counters and limits
+//
+// Stats gives MemoryPlatform's QueueStats from JetStream's own state, so
+// they survive restarts: Pending is the queue stream's size (ready, delayed,
+// in flight, waiting for a retry), read at most every 100 ms; Sent,
+// Delivered, Acked, Retried, DeadLettered and Dropped are counters in a
+// counter stream <Prefix>_STATS. Sends are counted within 50 ms of being
+// stored (a crash loses that much of the count, never a message); a batch's
+// acked, dead-lettered and dropped messages are counted, and the server has
+// the counts, before their acks and terms are sent (a crash in between
+// counts a redelivered message twice). So with nothing pending, acked +
+// deadLettered + dropped ≥ sent. InFlight and Ready are 0. SetLimits bounds
+// a queue's pending messages (a send past it fails with ErrQueueFull,
+// nothing sent; checked against the cached size plus this Platform's sends
+// since) and a stream's size (the oldest messages discarded, for a
+// dead-letter queue nobody consumes; Stats counts them as Dropped).
+//
 // Bindings, grants and consumer settings are the deployment's
 // configuration: they live in the Platform (set them at start, as for
 // MemoryPlatform), not on the server; the settings' defaults and ranges are
