@@ -1,0 +1,97 @@
+// Command pagequeue is the pagequeue host on a durable store: NATS
+// JetStream, embedded in the process with its streams in a directory
+// (-store DIR, the default) or an existing cluster (-nats URL[,URL…]). The
+// host itself is hostbridge/internal/pagehost, as for the in-memory
+// cmd/pagequeue: the same routes, flags and /stats JSON; this main gives it
+// natsqueue, whose counters live in JetStream and survive restarts.
+//
+//	cd natsqueue && go run ./cmd/pagequeue [-store pagequeue-data | -nats nats://…] [-addr 127.0.0.1:8787]
+package main
+
+import (
+	"errors"
+	"flag"
+	"strings"
+	"time"
+
+	"hostbridge"
+	"hostbridge/internal/pagehost"
+	"hostbridge/natsqueue"
+)
+
+// keeps is what the store keeps when the process ends.
+const keeps = "The durable store keeps every message it accepted when the process ends, " +
+	"even by SIGKILL: pending, delayed and retried ones, and the /stats counters " +
+	"(sent may miss the last 50 ms of sends; acked and deadLettered may count a redelivered message twice). " +
+	"A batch in flight comes back after -ack-wait with attempts + 1. " +
+	"-store keeps them in one directory (what the OS had not written to disk is lost if the machine crashes); " +
+	"-nats with three servers keeps them while two of the three run."
+
+func main() { pagehost.Main(program()) }
+
+func program() pagehost.Program {
+	var dir, urls string
+	var ackWait time.Duration
+	return pagehost.Program{
+		Name:  "pagequeue",
+		Keeps: keeps,
+		Flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&dir, "store", "pagequeue-data", "directory of the embedded JetStream server's streams (unused with -nats)")
+			fs.StringVar(&urls, "nats", "", "URLs of an existing NATS JetStream cluster, comma-separated; with more than one, streams have 3 replicas")
+			fs.DurationVar(&ackWait, "ack-wait", 30*time.Second, "how long a batch taken by a host that died waits before it is delivered again")
+		},
+		Open: func() (pagehost.Store, error) { return open(natsqueue.Options{StoreDir: dir, AckWait: ackWait}, urls) },
+	}
+}
+
+// open opens the store: on the cluster at urls, else embedded on
+// o.StoreDir.
+func open(o natsqueue.Options, urls string) (pagehost.Store, error) {
+	if urls != "" {
+		o.URLs = strings.Split(urls, ",")
+		if len(o.URLs) > 1 {
+			o.Replicas = 3
+		}
+	}
+	p, err := natsqueue.Open(o)
+	if err != nil {
+		return nil, err
+	}
+	p.Bind(pagehost.Binding, pagehost.Queue)
+	p.Grant(pagehost.Binding)
+	return store{p}, nil
+}
+
+// store is natsqueue as a pagehost.Store.
+type store struct{ *natsqueue.Platform }
+
+func (s store) Send(binding string, body []byte, opts hostbridge.SendOptions) error {
+	return fullError(s.Platform.Send(binding, body, opts))
+}
+
+func (s store) SendBatch(binding string, msgs []hostbridge.BatchMessage) error {
+	return fullError(s.Platform.SendBatch(binding, msgs))
+}
+
+// fullError is natsqueue's full queue as the host's.
+func fullError(err error) error {
+	if errors.Is(err, natsqueue.ErrQueueFull) {
+		return pagehost.ErrQueueFull
+	}
+	return err
+}
+
+// SetLimits bounds queue's pending messages and its dead-letter queue's
+// size (set by SetConsumer before).
+func (s store) SetLimits(queue string, l pagehost.Limits) error {
+	if err := l.Check(); err != nil {
+		return err
+	}
+	if err := s.Platform.SetLimits(queue, l.MaxPending, 0); err != nil {
+		return err
+	}
+	if dead := s.Consumer(queue).DeadLetterQueue; dead != "" {
+		return s.Platform.SetLimits(dead, 0, l.MaxDeadLetters)
+	}
+	return nil
+}

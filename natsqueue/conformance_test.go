@@ -1,0 +1,213 @@
+package natsqueue
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"testing"
+	"time"
+
+	"hostbridge"
+)
+
+// The rows of ../testdata/queue-consumer.json (its format is in
+// ../testdata/README.md), as the root package's consumer tests read them.
+type consumerRow struct {
+	Situation   string `json:"情境"`
+	Observe     string `json:"必须观察到"`
+	Event       string `json:"event"`
+	Queue       string `json:"queue"`
+	Batch       []rowMessage
+	Steps       []consumerStep
+	Throws      bool
+	Platform    []platformCall
+	Outcome     *string
+	Redelivered []redeliveryRow
+}
+
+type rowMessage struct {
+	ID        string
+	Attempts  int
+	Timestamp int64
+	Body      string
+}
+
+type consumerStep struct {
+	Call         string
+	N            int
+	DelaySeconds int
+	Expect       *string
+	Error        *struct{ Kind, Message string }
+}
+
+type platformCall struct {
+	Call         string
+	N            int
+	DelaySeconds int
+}
+
+type redeliveryRow struct {
+	ID           string
+	Attempts     int
+	DelaySeconds int
+}
+
+func loadConsumerRows(t testing.TB) []consumerRow {
+	t.Helper()
+	data, err := os.ReadFile("../testdata/queue-consumer.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct{ Rows []consumerRow }
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Rows
+}
+
+var kinds = map[string]hostbridge.Kind{"violation": hostbridge.Violation, "failure": hostbridge.Failure, "abort": hostbridge.Abort}
+
+// runSteps makes the row's calls in ev and reports every difference.
+func runSteps(t *testing.T, ev hostbridge.Event, steps []consumerStep) {
+	t.Helper()
+	for i, s := range steps {
+		var err error
+		switch s.Call {
+		case "read":
+			var got string
+			got, err = hostbridge.ReadQueueBatch(ev)
+			if s.Expect != nil && got != *s.Expect {
+				t.Errorf("step %d read:\n got %s\nwant %s", i, got, *s.Expect)
+			}
+		case "ack":
+			err = hostbridge.AckQueueMessage(ev, s.N)
+		case "retry":
+			err = hostbridge.RetryQueueMessage(ev, s.N, s.DelaySeconds)
+		default:
+			t.Fatalf("step %d: unknown call %q", i, s.Call)
+		}
+		var e *hostbridge.Error
+		switch {
+		case s.Error == nil && err != nil:
+			t.Errorf("step %d %s: unexpected error %v", i, s.Call, err)
+		case s.Error != nil && (!errors.As(err, &e) || e.Msg != s.Error.Message || e.Kind != kinds[s.Error.Kind]):
+			t.Errorf("step %d %s: error %v, want %s %q", i, s.Call, err, s.Error.Kind, s.Error.Message)
+		}
+	}
+}
+
+// retryUnitForRows makes a retry delay's second this long, so that the
+// rows' 30 s retries come back in real time within a test (the real-time
+// analogue of MemoryPlatform's virtual clock).
+const retryUnitForRows = 50 * time.Millisecond
+
+// TestConsumerVectors replays every queue row of queue-consumer.json on an
+// embedded single node: the calls the platform took, the outcome, and the
+// redeliveries with their attempts, after their delays.
+func TestConsumerVectors(t *testing.T) {
+	replayRows(t, openSingle(t))
+}
+
+func replayRows(t *testing.T, p *Platform) {
+	rows := loadConsumerRows(t)
+	if len(rows) != 5 {
+		t.Fatalf("%d rows, want 5", len(rows))
+	}
+	for i, row := range rows {
+		if row.Event != hostbridge.KindQueue {
+			continue
+		}
+		t.Run(row.Situation, func(t *testing.T) {
+			defer func() {
+				if t.Failed() {
+					t.Logf("情境: %s\n必须观察到: %s", row.Situation, row.Observe)
+				}
+			}()
+			// Each row has a namespace of its own: the rows share IDs.
+			replayRow(t, p.sharing(fmt.Sprintf("ROW%d", i)), row.Queue, row)
+		})
+	}
+}
+
+// sharing is a Platform on p's connection whose names start with prefix.
+func (p *Platform) sharing(prefix string) *Platform {
+	o := p.opts
+	o.Prefix = prefix
+	return &Platform{opts: o, nc: p.nc, js: p.js, idBase: p.idBase, cfg: hostbridge.NewMemoryPlatform(),
+		bindings: map[string]string{}, queues: map[string]*queueState{}, limits: map[string]queueLimits{}, retryUnit: retryUnitForRows}
+}
+
+func replayRow(t *testing.T, p *Platform, queue string, row consumerRow) {
+	setConsumer(t, p, queue, func(s *hostbridge.ConsumerSettings) {
+		s.MaxBatchSize, s.MaxBatchTimeout = len(row.Batch), 200*time.Millisecond
+	})
+	for _, m := range row.Batch {
+		hm := hostbridge.Message{ID: m.ID, Attempts: m.Attempts, Timestamp: time.UnixMilli(m.Timestamp), Body: json.RawMessage(m.Body)}
+		if _, err := p.Enqueue(queue, hm, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, ok := deliverWithin(t, p, queue, 10*time.Second, func(ev hostbridge.Event) error {
+		runSteps(t, ev, row.Steps)
+		if row.Throws {
+			return errors.New("uncaught exception")
+		}
+		return nil
+	})
+	done := time.Now()
+	if !ok {
+		t.Fatal("no batch delivered")
+	}
+	if r.Outcome != *row.Outcome {
+		t.Errorf("outcome = %q, want %q", r.Outcome, *row.Outcome)
+	}
+	var acks []string
+	var retries []hostbridge.RetryMessage
+	for _, c := range row.Platform {
+		switch c.Call {
+		case "ack":
+			acks = append(acks, row.Batch[c.N].ID)
+		case "retry":
+			retries = append(retries, hostbridge.RetryMessage{ID: row.Batch[c.N].ID, DelaySeconds: c.DelaySeconds})
+		}
+	}
+	if !reflect.DeepEqual(r.ExplicitAcks, acks) || !reflect.DeepEqual(r.RetryMessages, retries) {
+		t.Errorf("explicitAcks %v, retryMessages %v; want %v, %v", r.ExplicitAcks, r.RetryMessages, acks, retries)
+	}
+	checkRedelivered(t, p, queue, row, r, done)
+}
+
+// checkRedelivered receives the redeliveries the row expects: the same
+// messages with their attempts, none before its delay, then nothing more.
+func checkRedelivered(t *testing.T, p *Platform, queue string, row consumerRow, r hostbridge.DeliveryResult, done time.Time) {
+	delays := map[string]int{}
+	for _, rm := range r.Retried {
+		delays[rm.ID] = rm.DelaySeconds
+	}
+	var got []redeliveryRow
+	for len(got) < len(row.Redelivered) {
+		_, ok := deliverWithin(t, p, queue, 5*time.Second, func(ev hostbridge.Event) error {
+			for _, m := range ev.Batch().Messages() {
+				d := delays[m.ID]
+				if early := done.Add(time.Duration(d) * retryUnitForRows).Sub(time.Now()); early > 0 {
+					t.Errorf("%s redelivered %v before its %d s delay", m.ID, early, d)
+				}
+				got = append(got, redeliveryRow{ID: m.ID, Attempts: m.Attempts, DelaySeconds: d})
+			}
+			return nil
+		})
+		if !ok {
+			break
+		}
+	}
+	sort.Slice(got, func(i, j int) bool { return got[i].Attempts < got[j].Attempts })
+	if len(got) != len(row.Redelivered) || (len(got) > 0 && !reflect.DeepEqual(got, row.Redelivered)) {
+		t.Errorf("redelivered = %+v, want %+v", got, row.Redelivered)
+	}
+	if r, ok := deliverWithin(t, p, queue, 300*time.Millisecond, nil); ok {
+		t.Errorf("delivered again: %+v", r)
+	}
+}

@@ -1,0 +1,333 @@
+package natsqueue
+
+import (
+	"context"
+	"encoding/json"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"time"
+
+	"hostbridge"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// pollWait is how long one pull request waits for a first message; Deliver
+// and Run notice a cancelled context within it.
+const pollWait = time.Second
+
+// Run delivers batches from queue to handler until ctx ends. When ctx ends
+// it takes no new batch: the batch in flight finishes (Run returns after
+// its handler) and every other message stays on the stream. While the
+// server cannot be reached it keeps trying. It returns ctx.Err().
+func (p *Platform) Run(ctx context.Context, queue string, handler func(hostbridge.Event) error) error {
+	for ctx.Err() == nil {
+		if _, _, err := p.Deliver(ctx, queue, handler); err != nil && ctx.Err() == nil {
+			select {
+			case <-ctx.Done():
+			case <-time.After(pollWait / 4):
+			}
+		}
+	}
+	return ctx.Err()
+}
+
+// Deliver is one delivery step on queue: it waits, until ctx ends, for a
+// message; fills the batch until it holds MaxBatchSize messages or its
+// oldest has waited MaxBatchTimeout since it became ready; hands it to
+// handler as one queue Event; applies the outcome and reports it. It
+// returns false when ctx ended first (or the server failed: the error).
+func (p *Platform) Deliver(ctx context.Context, queue string, handler func(hostbridge.Event) error) (hostbridge.DeliveryResult, bool, error) {
+	q, err := p.ensureQueue(queue)
+	if err != nil {
+		return hostbridge.DeliveryResult{}, false, err
+	}
+	s := p.Consumer(queue)
+	l := p.startLease()
+	defer l.end()
+	msgs, err := p.take(ctx, q, s, l)
+	if len(msgs) == 0 {
+		return hostbridge.DeliveryResult{}, false, err
+	}
+	d := p.newDelivery(q, s, msgs)
+	if len(d.b.msgs) > 0 {
+		d.err = callHandler(handler, event{d.b})
+	}
+	d.b.close()
+	return p.finish(d), true, nil
+}
+
+// take waits for a first message, then fills the batch.
+func (p *Platform) take(ctx context.Context, q *queueState, s hostbridge.ConsumerSettings, l *lease) ([]jetstream.Msg, error) {
+	msgs, err := fetch(q.cons, l, s.MaxBatchSize, 0)
+	for len(msgs) == 0 {
+		if ctx.Err() != nil || err != nil {
+			return nil, err
+		}
+		wait := pollWait
+		if dl, ok := ctx.Deadline(); ok {
+			wait = min(wait, time.Until(dl))
+		}
+		msgs, err = fetch(q.cons, l, 1, wait)
+	}
+	oldest := readyAt(msgs[0])
+	for err == nil && len(msgs) < s.MaxBatchSize {
+		left := s.MaxBatchTimeout - time.Since(oldest)
+		if left <= 0 {
+			break
+		}
+		var more []jetstream.Msg
+		more, err = fetch(q.cons, l, s.MaxBatchSize-len(msgs), left)
+		msgs = append(msgs, more...)
+	}
+	return msgs, nil
+}
+
+// fetch pulls up to n messages, waiting up to wait for them all (0: only
+// those there now), and puts each on the lease as it comes.
+func fetch(cons jetstream.Consumer, l *lease, n int, wait time.Duration) ([]jetstream.Msg, error) {
+	var mb jetstream.MessageBatch
+	var err error
+	if wait <= 0 {
+		mb, err = cons.FetchNoWait(n)
+	} else {
+		mb, err = cons.Fetch(n, jetstream.FetchMaxWait(max(wait, time.Millisecond)))
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []jetstream.Msg
+	for m := range mb.Messages() {
+		l.add(m) // at once: the fetch may wait a long time for the rest
+		out = append(out, m)
+	}
+	return out, mb.Error()
+}
+
+// readyAt is when m became ready: when it was stored (or its schedule
+// fired) for a first delivery, now for a redelivery.
+func readyAt(m jetstream.Msg) time.Time {
+	md, err := m.Metadata()
+	if err != nil || md.NumDelivered > 1 {
+		return time.Now()
+	}
+	return md.Timestamp
+}
+
+// callHandler runs handler, turning a panic into a *hostbridge.HandlerPanic.
+func callHandler(handler func(hostbridge.Event) error, ev hostbridge.Event) (err error) {
+	if handler == nil {
+		return nil
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			err = &hostbridge.HandlerPanic{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return handler(ev)
+}
+
+// lease keeps the messages of a batch being filled or handled from being
+// redelivered: every AckWait/3 it tells the server they are in progress.
+type lease struct {
+	mu   sync.Mutex
+	msgs []jetstream.Msg
+	stop chan struct{}
+	done chan struct{}
+}
+
+func (p *Platform) startLease() *lease {
+	l := &lease{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		t := time.NewTicker(p.opts.AckWait / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-l.stop:
+				return
+			case <-t.C:
+				l.mu.Lock()
+				for _, m := range l.msgs {
+					_ = m.InProgress()
+				}
+				l.mu.Unlock()
+			}
+		}
+	}()
+	return l
+}
+
+func (l *lease) add(m jetstream.Msg) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.msgs = append(l.msgs, m)
+}
+
+func (l *lease) end() {
+	close(l.stop)
+	<-l.done
+}
+
+// delivery is one batch on its way through a handler.
+type delivery struct {
+	q         *queueState
+	s         hostbridge.ConsumerSettings
+	b         *batch
+	taken     []jetstream.Msg // the handler's messages, as b.msgs
+	tries     []int           // deliveries of each from this queue
+	exhausted []jetstream.Msg // delivered more than MaxRetries+1 times already (a consumer died)
+	err       error
+}
+
+// newDelivery reads msgs; those already past MaxRetries+1 deliveries (their
+// consumer died or let the lease lapse) skip the handler.
+func (p *Platform) newDelivery(q *queueState, s hostbridge.ConsumerSettings, msgs []jetstream.Msg) *delivery {
+	d := &delivery{q: q, s: s, b: &batch{queue: q.name}}
+	for _, m := range msgs {
+		hm, tries := message(m)
+		if tries > s.MaxRetries+1 {
+			d.exhausted = append(d.exhausted, m)
+			continue
+		}
+		d.taken = append(d.taken, m)
+		d.tries = append(d.tries, tries)
+		d.b.msgs = append(d.b.msgs, hm)
+	}
+	d.b.state = make([]msgState, len(d.b.msgs))
+	return d
+}
+
+// message is m as a hostbridge.Message, and how many times this queue
+// delivered it.
+func message(m jetstream.Msg) (hostbridge.Message, int) {
+	h := m.Headers()
+	md, err := m.Metadata()
+	if err != nil {
+		md = &jetstream.MsgMetadata{NumDelivered: 1, Timestamp: time.Now()}
+	}
+	hm := hostbridge.Message{ID: h.Get(hdrID), Timestamp: md.Timestamp, Attempts: 1}
+	if hm.ID == "" {
+		hm.ID = md.Stream + "-" + strconv.FormatUint(md.Sequence.Stream, 10)
+	}
+	if ns, err := strconv.ParseInt(h.Get(hdrSentAt), 10, 64); err == nil {
+		hm.Timestamp = time.Unix(0, ns)
+	}
+	if a, err := strconv.Atoi(h.Get(hdrAttempts)); err == nil && a > 1 {
+		hm.Attempts = a
+	}
+	tries := int(md.NumDelivered)
+	hm.Attempts += tries - 1
+	hm.Body = bodyValue(h.Get(hdrType), m.Data())
+	return hm, tries
+}
+
+// bodyValue is what a consumer gets for a body of a content type: a
+// json.RawMessage for json, a string for text, the bytes otherwise.
+func bodyValue(ctype string, data []byte) any {
+	switch ctype {
+	case "", "json":
+		return json.RawMessage(data)
+	case "text":
+		return string(data)
+	}
+	return data
+}
+
+// finish applies the outcome of a batch, message by message, as
+// MemoryPlatform does, and reports it. Dead letters are copied first; then
+// the counters are stored, then the acks, naks and terms sent (see
+// counters for why in that order).
+func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
+	r := hostbridge.DeliveryResult{Queue: d.q.name, Outcome: hostbridge.OutcomeOK, Err: d.err, IDs: make([]string, len(d.taken))}
+	if d.err != nil {
+		r.Outcome = hostbridge.OutcomeException
+	}
+	d.b.calls(&r)
+	var acts []func() error
+	for i, m := range d.taken {
+		id, st := d.b.msgs[i].ID, d.b.state[i]
+		r.IDs[i] = id
+		again := st.kind == stateRetried
+		if d.err != nil {
+			again = st.kind != stateAcked || d.s.RedeliverAcked
+		}
+		switch {
+		case !again:
+			acts = append(acts, m.Ack)
+			r.Acked = append(r.Acked, id)
+		case d.tries[i] > d.s.MaxRetries:
+			acts = append(acts, p.giveUp(d, m, d.b.msgs[i], &r))
+		default:
+			delay := d.s.RetryDelay
+			if st.kind == stateRetried && st.delay > 0 {
+				delay = st.delay
+			}
+			acts = append(acts, p.retry(m, delay))
+			r.Retried = append(r.Retried, hostbridge.RetryMessage{ID: id, DelaySeconds: delay})
+		}
+	}
+	for _, m := range d.exhausted {
+		hm, _ := message(m)
+		acts = append(acts, p.giveUp(d, m, hm, &r))
+	}
+	var deltas [nCounters]int64
+	deltas[cDelivered] = int64(len(d.taken) + len(d.exhausted))
+	deltas[cAcked], deltas[cRetried] = int64(len(r.Acked)), int64(len(r.Retried))
+	deltas[cDeadLettered], deltas[cDropped] = int64(len(r.DeadLettered)), int64(len(r.Dropped))
+	p.add(d.q, deltas)
+	for _, act := range acts {
+		_ = act()
+	}
+	return r
+}
+
+// retry is the nak of m with a delay.
+func (p *Platform) retry(m jetstream.Msg, delaySeconds int) func() error {
+	if delaySeconds == 0 {
+		return m.Nak
+	}
+	return func() error { return m.NakWithDelay(time.Duration(delaySeconds) * p.retryUnit) }
+}
+
+// giveUp moves a message past MaxRetries to the dead-letter queue, or drops
+// it, and returns the term to send. When the dead-letter queue cannot take
+// it, it is retried a second later and dead-lettered on its next delivery.
+func (p *Platform) giveUp(d *delivery, m jetstream.Msg, hm hostbridge.Message, r *hostbridge.DeliveryResult) func() error {
+	dlq := d.s.DeadLetterQueue
+	if dlq == "" {
+		r.Dropped = append(r.Dropped, hm.ID)
+		return m.Term
+	}
+	if err := p.deadLetter(dlq, m, hm); err != nil {
+		r.Retried = append(r.Retried, hostbridge.RetryMessage{ID: hm.ID, DelaySeconds: 1})
+		return p.retry(m, 1)
+	}
+	r.DeadLettered = append(r.DeadLettered, hostbridge.DeadLetter{ID: hm.ID, Queue: dlq, Attempts: hm.Attempts})
+	return m.Term
+}
+
+// deadLetter stores a copy of m on queue dlq: same ID, send time and body,
+// attempts from 1 again. Its message ID names the stream sequence it came
+// from, so a copy stored twice (the host died before Term) is dropped
+// within the duplicate window.
+func (p *Platform) deadLetter(dlq string, m jetstream.Msg, hm hostbridge.Message) error {
+	q, err := p.ensureQueue(dlq)
+	if err != nil {
+		return err
+	}
+	h := m.Headers()
+	o := outMsg{id: hm.ID, sentAt: hm.Timestamp, attempts: 1, body: m.Data(), ctype: h.Get(hdrType)}
+	if md, err := m.Metadata(); err == nil {
+		o.dedupe = "dl:" + md.Stream + ":" + strconv.FormatUint(md.Sequence.Stream, 10)
+	}
+	msg, opts := q.names.natsMsg(o)
+	ctx, cancel := p.ctx()
+	defer cancel()
+	if _, err = p.js.PublishMsg(ctx, msg, opts...); err != nil {
+		return err
+	}
+	p.countSent(q, 1)
+	return nil
+}

@@ -1,0 +1,87 @@
+// Package natsqueue is a hostbridge.Platform on NATS JetStream: durable
+// queues that survive restarts of the host (an embedded single-node server
+// with file storage) and, on a cluster with three replicas, the loss of a
+// node. It is its own module so that the root module stays standard
+// library only; it needs nats-server ≥ 2.12.5 (message schedules; the
+// embedded server is v2.15) and nats.go ≥ 1.52.
+//
+// # Mapping
+//
+// A queue is a stream <Prefix>_<queue> with WorkQueue retention, file
+// storage, Replicas 1 or 3, schedules allowed and a 2 min duplicate window
+// (used by dead-letter copies);
+// a queue name of other characters than letters, digits, - and _ is written
+// ~ and its hex. Messages ready for delivery are on the subject
+// <Prefix>.<queue>.ready; a delayed message is a schedule on
+// <Prefix>.<queue>.sched.<id> that the server copies to ready when it is due
+// and then removes. One durable pull consumer per queue ("hostbridge",
+// explicit acks, AckWait, unlimited deliveries and unlimited ack-pending
+// messages, since a retry delayed up to 12 h holds a slot) delivers ready.
+// The message ID (32 hex digits, 16 random per Platform then a sequence),
+// the send time (Unix ns) and, for Enqueue, the first delivery's attempts
+// travel in headers; attempts are those plus the consumer's delivery count.
+//
+// # Delivery semantics
+//
+// Those of hostbridge.MemoryPlatform, as the root package's doc states them,
+// with these choices where JetStream decides:
+//   - Send and SendBatch return once the server has stored every message
+//     (SendBatch pipelines its publishes and waits once). A send carries no
+//     Nats-Msg-Id: its ID is new, so a host's retry is a new message anyway,
+//     and the server's duplicate table would hold every ID for 2 min. A
+//     SendBatch that
+//     fails may have stored the messages before the failing one: JetStream
+//     has no atomic batch with schedules. A server that does not answer
+//     within Options.Timeout gives the reason "no answer from NATS
+//     JetStream: context deadline exceeded", so a send never hangs.
+//   - Delays: the schedule's time is the send time plus the delay rounded
+//     up to a whole second (schedules have second granularity), so a delay
+//     never fires early and at most a second late. Schedules are stored in
+//     the stream: they survive restarts and fail over with the stream. The
+//     server's clock decides when they fire.
+//   - A batch: Deliver takes what is ready now (up to MaxBatchSize); when
+//     nothing is, it waits for one message, then for more until the batch is
+//     full or its oldest message has waited MaxBatchTimeout since it became
+//     ready (stored or fired; for a redelivery, since it came back). While a
+//     batch fills and while its handler runs, every message is told to the
+//     server as in progress every AckWait/3, so a slow handler keeps it.
+//   - Outcomes are applied when the handler returns, as MemoryPlatform's:
+//     a done message is acked (sent without waiting for a reply: the server
+//     reads it before the connection's next pull request);
+//     a retried one, or one of a failed batch, is nak'ed with its delay (the
+//     retry's, else RetryDelay; 0 is an immediate nak). Redeliveries with the
+//     same delay come back in no fixed order.
+//   - MaxRetries counts deliveries from this queue: after MaxRetries+1 a
+//     failing message is copied to the DeadLetterQueue (same ID, send time
+//     and body; attempts start again at 1, as DESIGN.md decides; the copy's
+//     publish ID names the original's stream sequence, so a host that dies
+//     between the copy and the removal stores it once) and then terminated;
+//     without one it is terminated (dropped). A message that arrives already
+//     past MaxRetries+1 deliveries (its consumers died or lost the lease) is
+//     dead-lettered or dropped without reaching the handler.
+//   - At least once: a host that dies holding a batch leaves its messages
+//     to come back after AckWait with attempts + 1; an ack lost with a
+//     connection is a duplicate delivery. Nothing accepted is lost.
+//
+// # Counters and limits
+//
+// Stats gives MemoryPlatform's QueueStats from JetStream's own state, so
+// they survive restarts: Pending is the queue stream's size (ready, delayed,
+// in flight, waiting for a retry), read at most every 100 ms; Sent,
+// Delivered, Acked, Retried, DeadLettered and Dropped are counters in a
+// counter stream <Prefix>_STATS. Sends are counted within 50 ms of being
+// stored (a crash loses that much of the count, never a message); a batch's
+// acked, dead-lettered and dropped messages are counted, and the server has
+// the counts, before their acks and terms are sent (a crash in between
+// counts a redelivered message twice). So with nothing pending, acked +
+// deadLettered + dropped ≥ sent. InFlight and Ready are 0. SetLimits bounds
+// a queue's pending messages (a send past it fails with ErrQueueFull,
+// nothing sent; checked against the cached size plus this Platform's sends
+// since) and a stream's size (the oldest messages discarded, for a
+// dead-letter queue nobody consumes; Stats counts them as Dropped).
+//
+// Bindings, grants and consumer settings are the deployment's
+// configuration: they live in the Platform (set them at start, as for
+// MemoryPlatform), not on the server; the settings' defaults and ranges are
+// MemoryPlatform's.
+package natsqueue

@@ -1,0 +1,219 @@
+package natsqueue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"hostbridge"
+)
+
+// ledger counts what a test's consumers saw, by body.
+type ledger struct {
+	mu        sync.Mutex
+	delivered map[string]int // deliveries that ended in an ack
+	at        map[string]time.Time
+}
+
+func newLedger() *ledger {
+	return &ledger{delivered: map[string]int{}, at: map[string]time.Time{}}
+}
+
+// handler acks every message but those whose body starts with "poison",
+// which fail their batch on queue q; it counts a body delivered from the
+// dead-letter queue as "dlq:" and the body.
+func (l *ledger) handler(ev hostbridge.Event) error {
+	var poison bool
+	for i, m := range ev.Batch().Messages() {
+		body := string(m.Body.(json.RawMessage))
+		if ev.Batch().Queue() == "dlq" {
+			body = "dlq:" + body
+		} else if strings.HasPrefix(body, `"poison`) {
+			poison = true
+			continue
+		}
+		_ = hostbridge.AckQueueMessage(ev, i)
+		l.mu.Lock()
+		l.delivered[body]++
+		l.at[body] = time.Now()
+		l.mu.Unlock()
+	}
+	if poison {
+		return errors.New("poison")
+	}
+	return nil
+}
+
+// seen reports whether every body was delivered, and how many deliveries
+// were duplicates.
+func (l *ledger) seen(bodies []string) (bool, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	dup := 0
+	for _, n := range l.delivered {
+		dup += n - 1
+	}
+	for _, b := range bodies {
+		if l.delivered[b] == 0 {
+			return false, dup
+		}
+	}
+	return true, dup
+}
+
+// waitSeen waits until every body was delivered.
+func (l *ledger) waitSeen(t *testing.T, bodies []string, within time.Duration) int {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		ok, dup := l.seen(bodies)
+		if ok {
+			return dup
+		}
+		if time.Now().After(deadline) {
+			var missing []string
+			for _, b := range bodies {
+				if l.delivered[b] == 0 {
+					missing = append(missing, b)
+				}
+			}
+			t.Fatalf("%d of %d accepted messages never delivered: %.200v", len(missing), len(bodies), missing)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// sender sends n bodies named prefix-i, one every gap, and returns the
+// bodies the platform accepted and how many sends failed.
+func sender(p *Platform, prefix string, n int, gap time.Duration) ([]string, int) {
+	return senderTo(p, "Q", prefix, n, gap)
+}
+
+func senderTo(p *Platform, binding, prefix string, n int, gap time.Duration) ([]string, int) {
+	var ok []string
+	failed := 0
+	for i := range n {
+		body := fmt.Sprintf(`"%s-%d"`, prefix, i)
+		if err := hostbridge.SendQueueMessage(p, binding, body, 0); err != nil {
+			failed++
+		} else {
+			ok = append(ok, body)
+		}
+		time.Sleep(gap)
+	}
+	return ok, failed
+}
+
+// runConsumers runs the queue's and the dead-letter queue's consumers until
+// the test ends.
+func runConsumers(t *testing.T, p *Platform, l *ledger, queues ...string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for _, q := range queues {
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = p.Run(ctx, q, l.handler) }()
+	}
+	t.Cleanup(func() { cancel(); wg.Wait() })
+}
+
+// TestServerRestart: the embedded server stopped and started again on the
+// same directory while messages are sent and delivered: every accepted
+// message is delivered (a poison one dead-lettered), a delayed one too, none
+// lost; duplicates only as at-least-once allows, and counted.
+func TestServerRestart(t *testing.T) {
+	dir := t.TempDir()
+	port := freePorts(t, 1)[0]
+	s, err := StartServer(dir, port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { s.Shutdown() }()
+	o := testOptions()
+	o.URLs = []string{s.ClientURL()}
+	p := openWith(t, o)
+	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) {
+		s.MaxBatchTimeout, s.MaxRetries, s.DeadLetterQueue = 50*time.Millisecond, 1, "dlq"
+	})
+	setConsumer(t, p, "dlq", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 50 * time.Millisecond })
+	sentDelayed := time.Now()
+	send(t, p, `"delayed"`, 2)
+	send(t, p, `"poison"`, 0)
+	l := newLedger()
+	runConsumers(t, p, l, "q", "dlq")
+	var accepted []string
+	var failed int
+	done := make(chan struct{})
+	go func() {
+		accepted, failed = sender(p, "m", 200, 5*time.Millisecond)
+		close(done)
+	}()
+	time.Sleep(300 * time.Millisecond)
+	s.Shutdown()
+	s.WaitForShutdown()
+	if s, err = StartServer(dir, port); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	dup := l.waitSeen(t, append(accepted, `"delayed"`, `dlq:"poison"`), 20*time.Second)
+	t.Logf("%d accepted, %d sends failed while the server was down, %d duplicate deliveries", len(accepted), failed, dup)
+	l.notEarly(t, `"delayed"`, sentDelayed.Add(2*time.Second))
+	waitDrained(t, p, "q", "dlq")
+}
+
+func (l *ledger) notEarly(t *testing.T, body string, due time.Time) {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if at := l.at[body]; at.Before(due) {
+		t.Errorf("%s delivered %v before it was due", body, due.Sub(at))
+	}
+}
+
+// waitDrained waits until the queues' streams are empty: every message
+// acked or dead-lettered, no schedule left.
+func waitDrained(t *testing.T, p *Platform, queues ...string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for _, q := range queues {
+		for n := streamMsgs(t, p, q); n != 0; n = streamMsgs(t, p, q) {
+			if time.Now().After(deadline) {
+				t.Fatalf("queue %s keeps %d messages", q, n)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+// TestServerUnreachable: with the server gone, a send fails with the
+// platform's reason within Options.Timeout (a Failure), never hangs; with
+// no server at all, Open fails.
+func TestServerUnreachable(t *testing.T) {
+	p := openSingle(t)
+	send(t, p, `1`, 0) // q's stream exists
+	p.Bind("FRESH", "fresh")
+	p.Grant("FRESH")
+	p.embed.Shutdown()
+	p.embed.WaitForShutdown()
+	for _, binding := range []string{"Q", "FRESH"} {
+		start := time.Now()
+		err := hostbridge.SendQueueMessage(p, binding, `2`, 0)
+		var e *hostbridge.Error
+		if !errors.As(err, &e) || e.Kind != hostbridge.Failure || !strings.HasPrefix(e.Msg, hostbridge.MsgSendFailed) || len(e.Msg) == len(hostbridge.MsgSendFailed) {
+			t.Errorf("%s: %v", binding, err)
+		}
+		if d := time.Since(start); d > p.opts.Timeout+time.Second {
+			t.Errorf("%s: failing took %v", binding, d)
+		}
+		t.Logf("%s: %v", binding, err)
+	}
+	start := time.Now()
+	_, err := Open(Options{URLs: []string{fmt.Sprintf("nats://127.0.0.1:%d", freePorts(t, 1)[0])}, Timeout: time.Second})
+	if err == nil || time.Since(start) > 3*time.Second {
+		t.Errorf("Open with no server: %v after %v", err, time.Since(start))
+	}
+}

@@ -1,0 +1,258 @@
+package natsqueue
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"hostbridge"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Options say where a Platform keeps its queues and how.
+type Options struct {
+	// URLs are the servers of an existing NATS cluster with JetStream. When
+	// empty, Open starts an embedded single-node server that keeps its
+	// streams in StoreDir.
+	URLs []string
+	// StoreDir is the embedded server's JetStream directory (required when
+	// URLs is empty; ignored otherwise).
+	StoreDir string
+	// Replicas is how many copies of each stream the cluster keeps: 1
+	// (default) or 3.
+	Replicas int
+	// Prefix starts every stream name and subject the platform uses
+	// (default "HB"), so several deployments can share one cluster.
+	Prefix string
+	// AckWait is how long the server waits for a delivered message's ack
+	// before it redelivers it (default 30 s). A batch being filled and a
+	// running handler keep their lease by InProgress every AckWait/3.
+	AckWait time.Duration
+	// Timeout bounds every call to the server: a send that gets no answer
+	// within it fails with the platform's reason (default 5 s).
+	Timeout time.Duration
+}
+
+// Platform is a hostbridge.Platform whose queues are NATS JetStream
+// streams; see the package doc for the mapping and the delivery semantics.
+// It is safe for concurrent use.
+type Platform struct {
+	opts   Options
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	embed  *server.Server // the embedded server, nil on URLs
+	idBase string         // 16 hex digits, random per Platform
+
+	// cfg keeps the deployment's configuration, as MemoryPlatform does:
+	// bindings, grants and consumer settings (never its queues).
+	cfg *hostbridge.MemoryPlatform
+
+	mu       sync.Mutex
+	seq      uint64
+	bindings map[string]string      // binding → queue, as in cfg
+	queues   map[string]*queueState // queues whose stream and consumer exist
+	limits   map[string]queueLimits
+
+	statsOnce sync.Mutex // guards stats
+	stats     jetstream.Stream
+	stopFlush chan struct{}
+	flushDone chan struct{}
+
+	// retryUnit is the length of a retry delay's second: time.Second, but
+	// tests shorten it to replay rows with 30 s retries in real time.
+	retryUnit time.Duration
+}
+
+var _ hostbridge.Platform = (*Platform)(nil)
+
+// Open connects to the cluster at opts.URLs, or starts an embedded server
+// on opts.StoreDir, and returns a Platform with no bindings and no grants.
+func Open(opts Options) (*Platform, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	p := &Platform{opts: opts, cfg: hostbridge.NewMemoryPlatform(), bindings: map[string]string{},
+		queues: map[string]*queueState{}, limits: map[string]queueLimits{}, retryUnit: time.Second}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	p.idBase = hex.EncodeToString(b[:])
+	urls := opts.URLs
+	if len(urls) == 0 {
+		if p.embed, err = StartServer(opts.StoreDir, -1); err != nil {
+			return nil, err
+		}
+		urls = []string{p.embed.ClientURL()}
+	}
+	if err := p.connect(urls); err != nil {
+		p.shutdownEmbedded()
+		return nil, err
+	}
+	if p.embed != nil {
+		if err := p.waitJetStream(); err != nil {
+			p.Close()
+			return nil, err
+		}
+	}
+	p.stopFlush, p.flushDone = make(chan struct{}), make(chan struct{})
+	go p.flusher(p.stopFlush, p.flushDone)
+	return p, nil
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if len(o.URLs) == 0 && o.StoreDir == "" {
+		return o, errors.New("natsqueue: Options need URLs or a StoreDir")
+	}
+	if o.Replicas == 0 {
+		o.Replicas = 1
+	}
+	if o.Replicas != 1 && o.Replicas != 3 {
+		return o, fmt.Errorf("natsqueue: Replicas %d is not 1 or 3", o.Replicas)
+	}
+	if o.Prefix == "" {
+		o.Prefix = "HB"
+	}
+	if !plainName(o.Prefix) {
+		return o, fmt.Errorf("natsqueue: Prefix %q is not letters, digits, - and _", o.Prefix)
+	}
+	if o.AckWait <= 0 {
+		o.AckWait = 30 * time.Second
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 5 * time.Second
+	}
+	return o, nil
+}
+
+// connect dials urls; the client reconnects for ever, since a cluster may
+// take a while to elect leaders after a node is lost.
+func (p *Platform) connect(urls []string) error {
+	nc, err := nats.Connect(strings.Join(urls, ","), nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond),
+		nats.Timeout(p.opts.Timeout), nats.Name("hostbridge natsqueue"))
+	if err != nil {
+		return fmt.Errorf("natsqueue: connect: %w", err)
+	}
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(p.opts.Timeout))
+	if err != nil {
+		nc.Close()
+		return fmt.Errorf("natsqueue: %w", err)
+	}
+	p.nc, p.js = nc, js
+	return nil
+}
+
+// waitJetStream waits, up to 30 s, until JetStream answers (a restarted
+// server recovers its streams first).
+func (p *Platform) waitJetStream() error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ctx, cancel := p.ctx()
+		_, err := p.js.AccountInfo(ctx)
+		cancel()
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// StartServer starts a single-node JetStream server on 127.0.0.1 that keeps
+// its streams in dir, listening on port (-1: any free port), and waits until
+// it takes connections. A server restarted on the same dir finds its
+// streams, consumers and pending schedules again.
+func StartServer(dir string, port int) (*server.Server, error) {
+	s, err := server.NewServer(&server.Options{ServerName: "hostbridge", Host: "127.0.0.1", Port: port,
+		JetStream: true, StoreDir: dir, NoLog: true, NoSigs: true})
+	if err != nil {
+		return nil, fmt.Errorf("natsqueue: embedded server: %w", err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(30 * time.Second) {
+		s.Shutdown()
+		return nil, errors.New("natsqueue: embedded server did not start within 30 s")
+	}
+	return s, nil
+}
+
+// Close stores the last send counts, closes the connection and stops the
+// embedded server, if any. Messages already accepted stay in the streams.
+func (p *Platform) Close() error {
+	if p.stopFlush != nil {
+		close(p.stopFlush)
+		<-p.flushDone
+	}
+	if p.nc != nil {
+		p.nc.Close()
+	}
+	p.shutdownEmbedded()
+	return nil
+}
+
+func (p *Platform) shutdownEmbedded() {
+	if p.embed != nil {
+		p.embed.Shutdown()
+		p.embed.WaitForShutdown()
+	}
+}
+
+// Conn returns the platform's connection (for hosts that also want plain
+// NATS, and for tests).
+func (p *Platform) Conn() *nats.Conn { return p.nc }
+
+// Bind configures binding to send to queue.
+func (p *Platform) Bind(binding, queue string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.bindings[binding] = queue
+	p.cfg.Bind(binding, queue)
+}
+
+// Grant grants the bindings to the app.
+func (p *Platform) Grant(bindings ...string) { p.cfg.Grant(bindings...) }
+
+// GrantJSON grants what a host permission text such as
+// {"QUEUE":["PAGE_QUEUE"]} names under "QUEUE".
+func (p *Platform) GrantJSON(permissions string) error { return p.cfg.GrantJSON(permissions) }
+
+// Bound implements hostbridge.Platform: binding is granted and configured.
+// It asks the server nothing.
+func (p *Platform) Bound(binding string) bool { return p.cfg.Bound(binding) }
+
+// SetConsumer sets the consumer settings of queue, with MemoryPlatform's
+// defaults and ranges, or returns an error and changes nothing. They apply
+// from the next batch on.
+func (p *Platform) SetConsumer(queue string, s hostbridge.ConsumerSettings) error {
+	return p.cfg.SetConsumer(queue, s)
+}
+
+// Consumer returns the consumer settings of queue.
+func (p *Platform) Consumer(queue string) hostbridge.ConsumerSettings { return p.cfg.Consumer(queue) }
+
+// queueOf is the queue binding sends to.
+func (p *Platform) queueOf(binding string) (string, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	q, ok := p.bindings[binding]
+	return q, ok
+}
+
+func (p *Platform) newID() string {
+	p.mu.Lock()
+	p.seq++
+	n := p.seq
+	p.mu.Unlock()
+	return fmt.Sprintf("%s%016x", p.idBase, n)
+}
+
+// ctx is the context of one call to the server.
+func (p *Platform) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), p.opts.Timeout)
+}

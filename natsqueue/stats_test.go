@@ -1,0 +1,91 @@
+package natsqueue
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"hostbridge"
+)
+
+// TestStatsSurviveReopen: the counters live in JetStream: a Platform opened
+// again on the same directory reports what the first one counted.
+func TestStatsSurviveReopen(t *testing.T) {
+	o := testOptions()
+	o.StoreDir = t.TempDir()
+	p := openBound(t, o) // closed by the test
+	settings := func(p *Platform) {
+		setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchSize, s.MaxRetries, s.DeadLetterQueue = 2, 0, "dlq" })
+	}
+	settings(p)
+	send(t, p, `"ack"`, 0)
+	send(t, p, `"dead"`, 0)
+	send(t, p, `"later"`, 30)
+	deliverWithin(t, p, "q", 5*time.Second, func(ev hostbridge.Event) error {
+		for i, b := range bodies(ev) {
+			if b == `"ack"` {
+				_ = hostbridge.AckQueueMessage(ev, i)
+			}
+		}
+		return errors.New("boom")
+	})
+	want := hostbridge.QueueStats{Sent: 3, Delivered: 2, Acked: 1, DeadLettered: 1, Pending: 1}
+	waitStats(t, p, "q", want)
+	_ = p.Close()
+	p = openWith(t, o)
+	if s := p.Stats("q"); s != want {
+		t.Errorf("after reopening: stats %+v, want %+v", s, want)
+	}
+	if s := p.Stats("dlq"); s != (hostbridge.QueueStats{Sent: 1, Pending: 1}) {
+		t.Errorf("dlq stats %+v", s)
+	}
+}
+
+// TestLimits: a send past MaxPending is refused with ErrQueueFull and sends
+// nothing; a dead-letter queue past its bound discards its oldest messages
+// and counts them as Dropped.
+func TestLimits(t *testing.T) {
+	p := openSingle(t)
+	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout, s.MaxRetries, s.DeadLetterQueue = 0, 0, "dlq" })
+	if err := p.SetLimits("q", 2, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.SetLimits("dlq", 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	send(t, p, `1`, 0)
+	send(t, p, `2`, 5)
+	err := p.Send("Q", []byte(`3`), hostbridge.SendOptions{ContentType: "json"})
+	if !errors.Is(err, ErrQueueFull) {
+		t.Fatalf("third send: %v", err)
+	}
+	if err := p.SendBatch("Q", []hostbridge.BatchMessage{{Body: []byte(`3`)}, {Body: []byte(`4`)}}); !errors.Is(err, ErrQueueFull) {
+		t.Fatalf("batch: %v", err)
+	}
+	if s := p.Stats("q"); s.Sent != 2 || s.Pending != 2 {
+		t.Fatalf("stats %+v", s)
+	}
+	if err := p.SetLimits("q", 10, 0); err != nil {
+		t.Fatal(err)
+	}
+	send(t, p, `3`, 0)
+	r, _ := deliverWithin(t, p, "q", 5*time.Second, func(hostbridge.Event) error { return errors.New("boom") })
+	if len(r.DeadLettered) != 2 {
+		t.Fatalf("result %+v", r)
+	}
+	waitStats(t, p, "dlq", hostbridge.QueueStats{Sent: 2, Pending: 1, Dropped: 1})
+}
+
+// waitStats waits until queue's stats are want: the server applies acks a
+// moment after they are sent, and Stats reads the stream's size at most
+// every 100 ms.
+func waitStats(t *testing.T, p *Platform, queue string, want hostbridge.QueueStats) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for s := p.Stats(queue); s != want; s = p.Stats(queue) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s stats %+v, want %+v", queue, s, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,144 @@
+package natsqueue
+
+import (
+	"encoding/hex"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// names are the stream, subjects and consumer of one queue.
+type names struct {
+	stream   string // <Prefix>_<token>
+	ready    string // <Prefix>.<token>.ready: what the consumer reads
+	sched    string // <Prefix>.<token>.sched.: + a message ID, one schedule each
+	token    string
+	consumer string
+}
+
+// consumerName is the durable consumer of every queue stream.
+const consumerName = "hostbridge"
+
+// namesOf maps a queue name onto JetStream names. A name of letters,
+// digits, - and _ is kept; any other is written as ~ and its hex, so that
+// every queue name has its own stream and no two collide.
+func (p *Platform) namesOf(queue string) names {
+	token := subjectToken(queue)
+	pre := p.opts.Prefix
+	return names{stream: pre + "_" + token, ready: pre + "." + token + ".ready",
+		sched: pre + "." + token + ".sched.", token: token, consumer: consumerName}
+}
+
+// subjectToken is s as one subject token and part of a stream name.
+func subjectToken(s string) string {
+	if plainName(s) {
+		return s
+	}
+	return "~" + hex.EncodeToString([]byte(s))
+}
+
+func plainName(s string) bool {
+	if s == "" || len(s) > 100 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// duplicateWindow is how long the server remembers a message ID to drop a
+// repeated publish of it.
+const duplicateWindow = 2 * time.Minute
+
+// ensureQueue creates queue's stream and durable consumer once per Platform
+// (idempotent on the server: a restarted host finds them as they were) and
+// reads its counters.
+func (p *Platform) ensureQueue(queue string) (*queueState, error) {
+	p.mu.Lock()
+	q := p.queues[queue]
+	maxMsgs := p.limits[queue].maxMsgs
+	p.mu.Unlock()
+	if q != nil {
+		return q, nil
+	}
+	q = &queueState{name: queue, names: p.namesOf(queue)}
+	n := q.names
+	ctx, cancel := p.ctx()
+	defer cancel()
+	var err error
+	q.stream, err = p.js.CreateOrUpdateStream(ctx, p.streamConfig(n, maxMsgs))
+	if err != nil {
+		return nil, fmt.Errorf("stream %s: %w", n.stream, err)
+	}
+	q.cons, err = q.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+		Durable:       n.consumer,
+		FilterSubject: n.ready,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       p.opts.AckWait,
+		MaxDeliver:    -1,
+		// A message retried with a delay holds an ack-pending slot until it
+		// comes back (up to 12 h): no limit, or delayed retries would stall
+		// the queue.
+		MaxAckPending: -1,
+		Replicas:      p.opts.Replicas,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("consumer %s: %w", n.stream, err)
+	}
+	if err := p.loadCounters(ctx, n, &q.counts); err != nil {
+		return nil, err
+	}
+	q.limited.Store(maxMsgs > 0)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if old := p.queues[queue]; old != nil {
+		return old, nil
+	}
+	p.queues[queue] = q
+	return q, nil
+}
+
+// streamConfig is the stream of a queue that keeps at most maxMsgs
+// messages (0: no bound).
+func (p *Platform) streamConfig(n names, maxMsgs int64) jetstream.StreamConfig {
+	c := jetstream.StreamConfig{
+		Name:              n.stream,
+		Subjects:          []string{n.ready, n.sched + "*"},
+		Retention:         jetstream.WorkQueuePolicy,
+		Storage:           jetstream.FileStorage,
+		Replicas:          p.opts.Replicas,
+		Duplicates:        duplicateWindow,
+		AllowMsgSchedules: true,
+		AllowDirect:       true,
+		MaxMsgs:           -1,
+	}
+	if maxMsgs > 0 {
+		c.MaxMsgs = maxMsgs
+	}
+	return c
+}
+
+// queueState is what the Platform keeps of one queue whose stream and
+// consumer exist.
+type queueState struct {
+	name   string
+	names  names
+	stream jetstream.Stream
+	cons   jetstream.Consumer
+	counts counters
+	unsent atomic.Int64 // sends counted here, not yet on the server
+	// limited: the stream discards its oldest messages past a limit.
+	limited atomic.Bool
+
+	pmu         sync.Mutex
+	pendingAt   time.Time // when pendingVal was read
+	pendingVal  int64
+	pendingSent int64 // counts[cSent] then
+}
