@@ -96,6 +96,9 @@ func (p Program) serve(ctx context.Context, cfg Config, log *slog.Logger, logw *
 	if err != nil {
 		return err
 	}
+	if c, ok := store.(io.Closer); ok {
+		defer closeStore(c, log)
+	}
 	h, err := newHost(cfg, store, log)
 	if err != nil {
 		return err
@@ -108,6 +111,15 @@ func (p Program) serve(ctx context.Context, cfg Config, log *slog.Logger, logw *
 	log.Info("listening on http://"+ln.Addr().String()+" (POST /pages/<path>?version=v, POST /batch, GET /stats)",
 		"maxConns", cfg.MaxConns, "maxPending", cfg.MaxPending, "maxDeadLetters", cfg.MaxDeadLetters)
 	return h.serve(ctx, ln)
+}
+
+// closeStore closes a store that holds resources of its own (natsqueue's
+// connection and embedded server) once the host has stopped; a failure is
+// logged, since every message is already where the store keeps it.
+func closeStore(c io.Closer, log *slog.Logger) {
+	if err := c.Close(); err != nil {
+		log.Error("closing the store", "err", err)
+	}
 }
 
 // flags defines the host's flags on fs.

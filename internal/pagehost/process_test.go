@@ -178,3 +178,31 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
+
+// closingStore records that the host closed it.
+type closingStore struct {
+	*MemoryStore
+	closed bool
+}
+
+func (s *closingStore) Close() error { s.closed = true; return nil }
+
+// TestStoreClosed: a store that is an io.Closer is closed when the host
+// stops (natsqueue's connection and embedded server end cleanly), after the
+// final counts are logged.
+func TestStoreClosed(t *testing.T) {
+	s := &closingStore{MemoryStore: NewMemoryStore()}
+	p := Program{Name: "pagequeue", Keeps: MemoryKeeps, Open: func() (Store, error) { return s, nil }}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // stop at once
+	var out bytes.Buffer
+	if code := p.Run(ctx, []string{"-addr", "127.0.0.1:0"}, &out); code != 0 {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	if !s.closed {
+		t.Error("the store was not closed")
+	}
+	if !strings.Contains(out.String(), "stopped: 0 messages") {
+		t.Errorf("no final line: %s", out.String())
+	}
+}

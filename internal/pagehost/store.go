@@ -21,7 +21,9 @@ const (
 // A Store must be safe for concurrent use: the HTTP handlers send while
 // several consumer loops run and /stats reads the counters. What a store
 // keeps when the process ends is not a method: Program.Keeps says it, since
-// the -h text needs it before any store is opened.
+// the -h text needs it before any store is opened. A store that also
+// implements io.Closer is closed once the host has stopped (its consumers
+// returned and the final counts logged).
 type Store interface {
 	// Platform is the producer side. Bound(Binding) must be true, and what
 	// Send and SendBatch accept for Binding must be enqueued on Queue, with
