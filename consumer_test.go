@@ -9,57 +9,24 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hostbridge/internal/queuevectors"
 )
 
-// consumerRow is one row of testdata/queue-consumer.json.
-type consumerRow struct {
-	Situation   string          `json:"情境"`
-	Observe     string          `json:"必须观察到"`
-	Event       string          `json:"event"`
-	Queue       string          `json:"queue"`
-	Batch       []rowMessage    `json:"batch"`
-	Steps       []consumerStep  `json:"steps"`
-	Throws      bool            `json:"throws"`
-	Platform    []platformCall  `json:"platform"`
-	Outcome     *string         `json:"outcome"`
-	Redelivered []redeliveryRow `json:"redelivered"`
+// The rows of testdata/queue-consumer.json, under the names these tests use.
+type (
+	consumerRow   = queuevectors.Row
+	consumerStep  = queuevectors.Step
+	platformCall  = queuevectors.Call
+	redeliveryRow = queuevectors.Redelivery
+)
+
+func loadConsumerRows(tb testing.TB) []consumerRow {
+	return queuevectors.Load(tb, "testdata/queue-consumer.json")
 }
 
-type rowMessage struct {
-	ID        string `json:"id"`
-	Attempts  int    `json:"attempts"`
-	Timestamp int64  `json:"timestamp"`
-	Body      string `json:"body"`
-}
-
-type consumerStep struct {
-	Call         string     `json:"call"`
-	N            int        `json:"n"`
-	DelaySeconds int        `json:"delaySeconds"`
-	Expect       *string    `json:"expect"`
-	Error        *wantError `json:"error"`
-}
-
-type platformCall struct {
-	Call         string `json:"call"`
-	N            int    `json:"n"`
-	DelaySeconds int    `json:"delaySeconds,omitempty"`
-}
-
-type redeliveryRow struct {
-	ID           string `json:"id"`
-	Attempts     int    `json:"attempts"`
-	DelaySeconds int    `json:"delaySeconds"`
-}
-
-func loadConsumerRows(t testing.TB) []consumerRow {
-	t.Helper()
-	var doc struct{ Rows []consumerRow }
-	readTestJSON(t, "queue-consumer.json", &doc)
-	return doc.Rows
-}
-
-func (r rowMessage) message() Message {
+// rowMessage is the Message a row's batch item stands for.
+func rowMessage(r queuevectors.Message) Message {
 	return Message{ID: r.ID, Attempts: r.Attempts, Timestamp: time.UnixMilli(r.Timestamp), Body: json.RawMessage(r.Body)}
 }
 
@@ -119,7 +86,7 @@ func runSteps(t *testing.T, ev Event, steps []consumerStep) {
 		default:
 			t.Fatalf("step %d: unknown call %q", i, s.Call)
 		}
-		if e := errorDiff(err, s.Error); e != "" {
+		if e := errorDiff(err, (*wantError)(s.Error)); e != "" {
 			t.Errorf("step %d %s: %v", i, s.Call, e)
 		}
 	}
@@ -145,7 +112,7 @@ func TestQueueConsumerConformance(t *testing.T) {
 			if row.Batch != nil {
 				rec = &recBatch{queue: row.Queue}
 				for _, m := range row.Batch {
-					rec.msgs = append(rec.msgs, m.message())
+					rec.msgs = append(rec.msgs, rowMessage(m))
 				}
 				ev.batch = rec
 			}
@@ -174,7 +141,7 @@ func runRowOnMemory(t *testing.T, row consumerRow) {
 		t.Fatal(err)
 	}
 	for _, m := range row.Batch {
-		p.Enqueue(row.Queue, m.message(), 0)
+		p.Enqueue(row.Queue, rowMessage(m), 0)
 	}
 	r, ok := p.Deliver(row.Queue, func(ev Event) error {
 		runSteps(t, ev, row.Steps)
@@ -267,7 +234,7 @@ func TestConsumerIndexAndDelayLimits(t *testing.T) {
 		if e := errorDiff(err, want); e != "" {
 			t.Errorf("retry delay %d: %v", tc.delay, e)
 		}
-		if tc.ok != (len(b.calls) == 1) || (tc.ok && b.calls[0] != (platformCall{"retry", 1, tc.delay})) {
+		if tc.ok != (len(b.calls) == 1) || (tc.ok && b.calls[0] != (platformCall{Call: "retry", N: 1, DelaySeconds: tc.delay})) {
 			t.Errorf("retry delay %d: platform got %+v", tc.delay, b.calls)
 		}
 	}
@@ -423,9 +390,9 @@ func FuzzAckRetry(f *testing.F) {
 		okDelay := delay >= 0 && delay <= MaxDelaySeconds
 		var want []platformCall
 		if inRange {
-			want = append(want, platformCall{"ack", n, 0})
+			want = append(want, platformCall{Call: "ack", N: n})
 			if okDelay {
-				want = append(want, platformCall{"retry", n, delay})
+				want = append(want, platformCall{Call: "retry", N: n, DelaySeconds: delay})
 			}
 		}
 		if (errAck == nil) != inRange || (errRetry == nil) != (inRange && okDelay) || !equalCalls(b.calls, want) {

@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
-	"sync"
 	"time"
 )
 
@@ -151,18 +150,19 @@ func (p *MemoryPlatform) step(queue string, handler func(Event) error) (Delivery
 	copy(taken, q.ready)
 	clear(q.ready[:n])
 	q.ready = q.ready[n:]
-	b := &memBatch{queue: queue, msgs: make([]Message, n), state: make([]msgState, n)}
+	msgs := make([]Message, n)
 	for i, m := range taken {
 		m.tries++
-		b.msgs[i] = m.Message
+		msgs[i] = m.Message
 	}
+	b := NewBatchRecord(queue, msgs)
 	q.inFlight += int64(n)
 	q.stats.Delivered += int64(n)
 	p.notifyLocked()
 	p.mu.Unlock()
 
 	err := callHandler(handler, memEvent{b})
-	b.close()
+	b.Close()
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -187,25 +187,19 @@ func callHandler(handler func(Event) error, ev Event) (err error) {
 // finishLocked applies the outcome of a batch, message by message:
 // "程序正常结束、对某条消息没有显式重试的，视为成功"; an uncaught exception means
 // "平台按队列的重试与死信配置整批重新投递（`attempts` 相应加一）".
-func (p *MemoryPlatform) finishLocked(q *memQueue, taken []*memMsg, b *memBatch, err error) DeliveryResult {
+func (p *MemoryPlatform) finishLocked(q *memQueue, taken []*memMsg, b *BatchRecord, err error) DeliveryResult {
 	now := p.nowLocked()
 	q.promote(now)
 	r := DeliveryResult{Queue: q.name, Outcome: OutcomeOK, Err: err, IDs: make([]string, len(taken))}
 	if err != nil {
 		r.Outcome = OutcomeException
 	}
-	r.reportCalls(taken, b)
+	b.ReportCalls(&r)
 	q.inFlight -= int64(len(taken))
 	for i, m := range taken {
 		r.IDs[i] = m.ID
-		st := b.state[i]
-		var again bool
-		if err == nil {
-			again = st.kind == stateRetried
-		} else {
-			again = st.kind != stateAcked || q.settings.RedeliverAcked
-		}
-		if !again {
+		o := b.Outcome(i)
+		if !o.Redeliver(err, q.settings) {
 			q.stats.Acked++
 			if r.Acked == nil {
 				r.Acked = make([]string, 0, len(taken)-i)
@@ -213,33 +207,14 @@ func (p *MemoryPlatform) finishLocked(q *memQueue, taken []*memMsg, b *memBatch,
 			r.Acked = append(r.Acked, m.ID)
 			continue
 		}
-		p.againLocked(q, m, st, now, &r)
+		p.againLocked(q, m, o.RetryDelay(q.settings), now, &r)
 	}
 	return r
 }
 
-// reportCalls fills ExplicitAcks and RetryMessages with the handler's calls
-// that took effect, in their order.
-func (r *DeliveryResult) reportCalls(taken []*memMsg, b *memBatch) {
-	if b.acks > 0 {
-		r.ExplicitAcks = make([]string, b.acks)
-	}
-	if b.retries > 0 {
-		r.RetryMessages = make([]RetryMessage, b.retries)
-	}
-	for i, st := range b.state {
-		switch st.kind {
-		case stateAcked:
-			r.ExplicitAcks[st.order] = taken[i].ID
-		case stateRetried:
-			r.RetryMessages[st.order] = RetryMessage{taken[i].ID, st.delay}
-		}
-	}
-}
-
-// againLocked delivers m again: after its retry delay, or, past MaxRetries,
+// againLocked delivers m again: after delay seconds, or, past MaxRetries,
 // from the dead-letter queue or nowhere (dropped).
-func (p *MemoryPlatform) againLocked(q *memQueue, m *memMsg, st msgState, now time.Time, r *DeliveryResult) {
+func (p *MemoryPlatform) againLocked(q *memQueue, m *memMsg, delay int, now time.Time, r *DeliveryResult) {
 	s := q.settings
 	if m.tries > s.MaxRetries {
 		if dlq := s.DeadLetterQueue; dlq != "" {
@@ -258,10 +233,6 @@ func (p *MemoryPlatform) againLocked(q *memQueue, m *memMsg, st msgState, now ti
 			r.Dropped = append(r.Dropped, m.ID)
 		}
 		return
-	}
-	delay := s.RetryDelay
-	if st.kind == stateRetried && st.delay > 0 {
-		delay = st.delay
 	}
 	m.Attempts++
 	q.push(m, now, delay)
@@ -365,76 +336,9 @@ func (h *msgHeap) Pop() any {
 	return m
 }
 
-// msgState is what the handler asked for one message.
-type msgState struct {
-	kind  uint8 // stateNone, stateAcked, stateRetried
-	order int32 // of the first call among the acks or the retries
-	delay int   // the last retry's delay
-}
-
-const (
-	stateNone uint8 = iota
-	stateAcked
-	stateRetried
-)
-
-// memBatch is the Batch of one delivery. Its methods are safe for
-// concurrent use; after the handler returned they do nothing.
-type memBatch struct {
-	queue   string
-	msgs    []Message
-	mu      sync.Mutex
-	state   []msgState
-	acks    int32 // explicit acks that took effect
-	retries int32 // messages explicitly retried
-	closed  bool
-}
-
 // memEvent is the queue Event of one delivery.
-type memEvent struct{ b *memBatch }
+type memEvent struct{ b *BatchRecord }
 
 func (e memEvent) Kind() string     { return KindQueue }
 func (e memEvent) Request() Request { return nil }
 func (e memEvent) Batch() Batch     { return e.b }
-
-func (b *memBatch) Queue() string { return b.queue }
-
-// Messages returns the same slice on every call; callers must not modify it.
-func (b *memBatch) Messages() []Message { return b.msgs }
-
-// Ack marks message i done, unless it was retried in this event (the first
-// call wins). An index out of range is ignored.
-func (b *memBatch) Ack(i int) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed || i < 0 || i >= len(b.state) || b.state[i].kind != stateNone {
-		return
-	}
-	b.state[i] = msgState{kind: stateAcked, order: b.acks}
-	b.acks++
-}
-
-// Retry asks for message i again after delaySeconds (0: the queue's
-// RetryDelay), unless it was acked in this event (the first call wins); a
-// second Retry replaces the delay. An index or delay out of range is ignored.
-func (b *memBatch) Retry(i, delaySeconds int) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed || i < 0 || i >= len(b.state) || delaySeconds < 0 || delaySeconds > MaxDelaySeconds {
-		return
-	}
-	switch b.state[i].kind {
-	case stateAcked:
-		return
-	case stateNone:
-		b.state[i] = msgState{kind: stateRetried, order: b.retries}
-		b.retries++
-	}
-	b.state[i].delay = delaySeconds
-}
-
-func (b *memBatch) close() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.closed = true
-}

@@ -133,7 +133,10 @@
 //     (id, timestamp and body kept, attempts starting again at 1, as Miniflare
 //     does) or a drop. Between ack and retry of one message the first call
 //     wins; a second retry replaces the first one's delay (as workerd does);
-//     calls after the handler returned are ignored.
+//     calls after the handler returned are ignored. These rules, and which
+//     messages go back after what delay, have one home: BatchRecord (with
+//     MessageOutcome), the Batch that MemoryPlatform and natsqueue hand to a
+//     handler and that another Platform's delivery should use too.
 //   - Send and SendBatch refuse a delay outside 0…43200, as Cloudflare does.
 //     Counters always satisfy Sent = Acked + DeadLettered + Dropped + Pending.
 //   - The record of producer calls (Calls) keeps the last DefaultCallLimit

@@ -4,74 +4,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"reflect"
 	"sort"
 	"testing"
 	"time"
 
 	"hostbridge"
+	"hostbridge/internal/queuevectors"
 )
-
-// The rows of ../testdata/queue-consumer.json (its format is in
-// ../testdata/README.md), as the root package's consumer tests read them.
-type consumerRow struct {
-	Situation   string `json:"情境"`
-	Observe     string `json:"必须观察到"`
-	Event       string `json:"event"`
-	Queue       string `json:"queue"`
-	Batch       []rowMessage
-	Steps       []consumerStep
-	Throws      bool
-	Platform    []platformCall
-	Outcome     *string
-	Redelivered []redeliveryRow
-}
-
-type rowMessage struct {
-	ID        string
-	Attempts  int
-	Timestamp int64
-	Body      string
-}
-
-type consumerStep struct {
-	Call         string
-	N            int
-	DelaySeconds int
-	Expect       *string
-	Error        *struct{ Kind, Message string }
-}
-
-type platformCall struct {
-	Call         string
-	N            int
-	DelaySeconds int
-}
-
-type redeliveryRow struct {
-	ID           string
-	Attempts     int
-	DelaySeconds int
-}
-
-func loadConsumerRows(t testing.TB) []consumerRow {
-	t.Helper()
-	data, err := os.ReadFile("../testdata/queue-consumer.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct{ Rows []consumerRow }
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
-	return doc.Rows
-}
 
 var kinds = map[string]hostbridge.Kind{"violation": hostbridge.Violation, "failure": hostbridge.Failure, "abort": hostbridge.Abort}
 
 // runSteps makes the row's calls in ev and reports every difference.
-func runSteps(t *testing.T, ev hostbridge.Event, steps []consumerStep) {
+func runSteps(t *testing.T, ev hostbridge.Event, steps []queuevectors.Step) {
 	t.Helper()
 	for i, s := range steps {
 		var err error
@@ -112,7 +57,7 @@ func TestConsumerVectors(t *testing.T) {
 }
 
 func replayRows(t *testing.T, p *Platform) {
-	rows := loadConsumerRows(t)
+	rows := queuevectors.Load(t, "../testdata/queue-consumer.json")
 	if len(rows) != 5 {
 		t.Fatalf("%d rows, want 5", len(rows))
 	}
@@ -140,7 +85,7 @@ func (p *Platform) sharing(prefix string) *Platform {
 		bindings: map[string]string{}, queues: map[string]*queueState{}, limits: map[string]queueLimits{}, retryUnit: retryUnitForRows}
 }
 
-func replayRow(t *testing.T, p *Platform, queue string, row consumerRow) {
+func replayRow(t *testing.T, p *Platform, queue string, row queuevectors.Row) {
 	setConsumer(t, p, queue, func(s *hostbridge.ConsumerSettings) {
 		s.MaxBatchSize, s.MaxBatchTimeout = len(row.Batch), 200*time.Millisecond
 	})
@@ -182,12 +127,12 @@ func replayRow(t *testing.T, p *Platform, queue string, row consumerRow) {
 
 // checkRedelivered receives the redeliveries the row expects: the same
 // messages with their attempts, none before its delay, then nothing more.
-func checkRedelivered(t *testing.T, p *Platform, queue string, row consumerRow, r hostbridge.DeliveryResult, done time.Time) {
+func checkRedelivered(t *testing.T, p *Platform, queue string, row queuevectors.Row, r hostbridge.DeliveryResult, done time.Time) {
 	delays := map[string]int{}
 	for _, rm := range r.Retried {
 		delays[rm.ID] = rm.DelaySeconds
 	}
-	var got []redeliveryRow
+	var got []queuevectors.Redelivery
 	for len(got) < len(row.Redelivered) {
 		_, ok := deliverWithin(t, p, queue, 5*time.Second, func(ev hostbridge.Event) error {
 			for _, m := range ev.Batch().Messages() {
@@ -195,7 +140,7 @@ func checkRedelivered(t *testing.T, p *Platform, queue string, row consumerRow, 
 				if early := done.Add(time.Duration(d) * retryUnitForRows).Sub(time.Now()); early > 0 {
 					t.Errorf("%s redelivered %v before its %d s delay", m.ID, early, d)
 				}
-				got = append(got, redeliveryRow{ID: m.ID, Attempts: m.Attempts, DelaySeconds: d})
+				got = append(got, queuevectors.Redelivery{ID: m.ID, Attempts: m.Attempts, DelaySeconds: d})
 			}
 			return nil
 		})

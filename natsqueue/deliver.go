@@ -51,10 +51,10 @@ func (p *Platform) Deliver(ctx context.Context, queue string, handler func(hostb
 		return hostbridge.DeliveryResult{}, false, err
 	}
 	d := p.newDelivery(q, s, msgs)
-	if len(d.b.msgs) > 0 {
+	if len(d.taken) > 0 {
 		d.err = callHandler(handler, event{d.b})
 	}
-	d.b.close()
+	d.b.Close()
 	return p.finish(d), true, nil
 }
 
@@ -128,6 +128,13 @@ func callHandler(handler func(hostbridge.Event) error, ev hostbridge.Event) (err
 	return handler(ev)
 }
 
+// event is the queue Event of one delivery.
+type event struct{ b *hostbridge.BatchRecord }
+
+func (e event) Kind() string                { return hostbridge.KindQueue }
+func (e event) Request() hostbridge.Request { return nil }
+func (e event) Batch() hostbridge.Batch     { return e.b }
+
 // lease keeps the messages of a batch being filled or handled from being
 // redelivered: every AckWait/3 it tells the server they are in progress.
 type lease struct {
@@ -174,8 +181,8 @@ func (l *lease) end() {
 type delivery struct {
 	q         *queueState
 	s         hostbridge.ConsumerSettings
-	b         *batch
-	taken     []jetstream.Msg // the handler's messages, as b.msgs
+	b         *hostbridge.BatchRecord
+	taken     []jetstream.Msg // the handler's messages, as b.Messages()
 	tries     []int           // deliveries of each from this queue
 	exhausted []jetstream.Msg // delivered more than MaxRetries+1 times already (a consumer died)
 	err       error
@@ -184,7 +191,8 @@ type delivery struct {
 // newDelivery reads msgs; those already past MaxRetries+1 deliveries (their
 // consumer died or let the lease lapse) skip the handler.
 func (p *Platform) newDelivery(q *queueState, s hostbridge.ConsumerSettings, msgs []jetstream.Msg) *delivery {
-	d := &delivery{q: q, s: s, b: &batch{queue: q.name}}
+	d := &delivery{q: q, s: s}
+	var hms []hostbridge.Message
 	for _, m := range msgs {
 		hm, tries := message(m)
 		if tries > s.MaxRetries+1 {
@@ -193,9 +201,9 @@ func (p *Platform) newDelivery(q *queueState, s hostbridge.ConsumerSettings, msg
 		}
 		d.taken = append(d.taken, m)
 		d.tries = append(d.tries, tries)
-		d.b.msgs = append(d.b.msgs, hm)
+		hms = append(hms, hm)
 	}
-	d.b.state = make([]msgState, len(d.b.msgs))
+	d.b = hostbridge.NewBatchRecord(q.name, hms)
 	return d
 }
 
@@ -244,26 +252,20 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 	if d.err != nil {
 		r.Outcome = hostbridge.OutcomeException
 	}
-	d.b.calls(&r)
+	d.b.ReportCalls(&r)
+	hms := d.b.Messages()
 	var acts []func() error
 	for i, m := range d.taken {
-		id, st := d.b.msgs[i].ID, d.b.state[i]
+		id, o := hms[i].ID, d.b.Outcome(i)
 		r.IDs[i] = id
-		again := st.kind == stateRetried
-		if d.err != nil {
-			again = st.kind != stateAcked || d.s.RedeliverAcked
-		}
 		switch {
-		case !again:
+		case !o.Redeliver(d.err, d.s):
 			acts = append(acts, m.Ack)
 			r.Acked = append(r.Acked, id)
 		case d.tries[i] > d.s.MaxRetries:
-			acts = append(acts, p.giveUp(d, m, d.b.msgs[i], &r))
+			acts = append(acts, p.giveUp(d, m, hms[i], &r))
 		default:
-			delay := d.s.RetryDelay
-			if st.kind == stateRetried && st.delay > 0 {
-				delay = st.delay
-			}
+			delay := o.RetryDelay(d.s)
 			acts = append(acts, p.retry(m, delay))
 			r.Retried = append(r.Retried, hostbridge.RetryMessage{ID: id, DelaySeconds: delay})
 		}

@@ -1,0 +1,151 @@
+package hostbridge
+
+import "sync"
+
+// BatchRecord is a Batch for Platform implementers: the platform must hand
+// one to the handler of each delivery, must Close it when the handler has
+// returned, and then reads each message's Outcome (and ReportCalls) to apply
+// the batch. It keeps the rules every platform must follow (MemoryPlatform's
+// and natsqueue's delivery both use it):
+//   - between Ack and Retry of one message the first call wins;
+//   - a second Retry of a message replaces the delay of the first;
+//   - an index out of range, or a delay outside 0…MaxDelaySeconds, is
+//     ignored;
+//   - every call after Close is ignored.
+//
+// Its methods are safe for concurrent use. A platform should not build its
+// own Batch for a delivery: its acks and retries would then follow other
+// rules than MemoryPlatform's.
+type BatchRecord struct {
+	queue   string
+	msgs    []Message
+	mu      sync.Mutex
+	state   []msgState
+	acks    int32 // explicit acks that took effect
+	retries int32 // messages explicitly retried
+	closed  bool
+}
+
+// msgState is what the handler asked for one message.
+type msgState struct {
+	kind  uint8 // stateNone, stateAcked, stateRetried
+	order int32 // of the first call among the acks or the retries
+	delay int   // the last retry's delay
+}
+
+const (
+	stateNone uint8 = iota
+	stateAcked
+	stateRetried
+)
+
+// NewBatchRecord is the record of one delivery of msgs from queue, with no
+// call made yet. It keeps msgs: the caller must not modify it afterwards.
+func NewBatchRecord(queue string, msgs []Message) *BatchRecord {
+	return &BatchRecord{queue: queue, msgs: msgs, state: make([]msgState, len(msgs))}
+}
+
+func (b *BatchRecord) Queue() string { return b.queue }
+
+// Messages returns the same slice on every call; callers must not modify it.
+func (b *BatchRecord) Messages() []Message { return b.msgs }
+
+// Ack marks message i done, unless it was retried in this event (the first
+// call wins). An index out of range is ignored.
+func (b *BatchRecord) Ack(i int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed || i < 0 || i >= len(b.state) || b.state[i].kind != stateNone {
+		return
+	}
+	b.state[i] = msgState{kind: stateAcked, order: b.acks}
+	b.acks++
+}
+
+// Retry asks for message i again after delaySeconds (0: the queue's
+// RetryDelay), unless it was acked in this event (the first call wins); a
+// second Retry replaces the delay. An index or delay out of range is ignored.
+func (b *BatchRecord) Retry(i, delaySeconds int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed || i < 0 || i >= len(b.state) || delaySeconds < 0 || delaySeconds > MaxDelaySeconds {
+		return
+	}
+	switch b.state[i].kind {
+	case stateAcked:
+		return
+	case stateNone:
+		b.state[i] = msgState{kind: stateRetried, order: b.retries}
+		b.retries++
+	}
+	b.state[i].delay = delaySeconds
+}
+
+// Close ends the event: every later Ack and Retry is ignored.
+func (b *BatchRecord) Close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.closed = true
+}
+
+// MessageOutcome is what the handler asked for one message of a
+// BatchRecord: Acked, Retried (never both) or neither (untouched).
+type MessageOutcome struct {
+	Acked        bool
+	Retried      bool
+	DelaySeconds int // of the last Retry; 0: the queue's RetryDelay
+}
+
+// Outcome is what the handler asked for message i (untouched for an index
+// out of range). A platform should read it only after Close.
+func (b *BatchRecord) Outcome(i int) MessageOutcome {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if i < 0 || i >= len(b.state) {
+		return MessageOutcome{}
+	}
+	st := b.state[i]
+	return MessageOutcome{Acked: st.kind == stateAcked, Retried: st.kind == stateRetried, DelaySeconds: st.delay}
+}
+
+// Redeliver says whether the message must be delivered again once the
+// handler returned handlerErr: "程序正常结束、对某条消息没有显式重试的，视为成功";
+// an uncaught exception (a non-nil handlerErr) redelivers every message not
+// acked, and the acked ones too when s.RedeliverAcked.
+func (o MessageOutcome) Redeliver(handlerErr error, s ConsumerSettings) bool {
+	if handlerErr == nil {
+		return o.Retried
+	}
+	return !o.Acked || s.RedeliverAcked
+}
+
+// RetryDelay is the delay before a redelivery: the handler's Retry delay
+// when it gave one above 0, else s.RetryDelay.
+func (o MessageOutcome) RetryDelay(s ConsumerSettings) int {
+	if o.Retried && o.DelaySeconds > 0 {
+		return o.DelaySeconds
+	}
+	return s.RetryDelay
+}
+
+// ReportCalls fills r's ExplicitAcks and RetryMessages with the calls that
+// took effect, in the order of their first call, each retry with its last
+// delay. A platform should call it only after Close.
+func (b *BatchRecord) ReportCalls(r *DeliveryResult) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.acks > 0 {
+		r.ExplicitAcks = make([]string, b.acks)
+	}
+	if b.retries > 0 {
+		r.RetryMessages = make([]RetryMessage, b.retries)
+	}
+	for i, st := range b.state {
+		switch st.kind {
+		case stateAcked:
+			r.ExplicitAcks[st.order] = b.msgs[i].ID
+		case stateRetried:
+			r.RetryMessages[st.order] = RetryMessage{b.msgs[i].ID, st.delay}
+		}
+	}
+}

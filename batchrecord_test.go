@@ -1,0 +1,89 @@
+package hostbridge
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+)
+
+// TestBatchRecordRules checks the rules every platform's Batch keeps: the
+// first of Ack and Retry wins, a second Retry replaces the delay, indexes
+// and delays out of range are ignored, and so is every call after Close.
+func TestBatchRecordRules(t *testing.T) {
+	msgs := []Message{{ID: "m0"}, {ID: "m1"}, {ID: "m2"}, {ID: "m3"}, {ID: "m4"}}
+	b := NewBatchRecord("q", msgs)
+	var _ Batch = b
+	b.Retry(1, 5) // m1: retry first, the ack below loses
+	b.Ack(0)      // m0: ack first, the retry below loses
+	b.Retry(0, 7)
+	b.Ack(1)
+	b.Retry(2, 9) // m2: the second retry's delay replaces the first's
+	b.Retry(2, 0)
+	b.Ack(-1) // out of range: ignored
+	b.Ack(5)
+	b.Retry(5, 1)
+	b.Retry(3, -1)
+	b.Retry(3, MaxDelaySeconds+1)
+	b.Retry(4, MaxDelaySeconds) // the largest delay is in range
+	b.Close()
+	b.Ack(3) // after Close: ignored
+	b.Retry(3, 1)
+	b.Retry(4, 1)
+
+	want := []MessageOutcome{
+		{Acked: true},
+		{Retried: true, DelaySeconds: 5},
+		{Retried: true, DelaySeconds: 0},
+		{},
+		{Retried: true, DelaySeconds: MaxDelaySeconds},
+	}
+	for i, w := range want {
+		if got := b.Outcome(i); got != w {
+			t.Errorf("Outcome(%d) = %+v, want %+v", i, got, w)
+		}
+	}
+	if got := b.Outcome(5); got != (MessageOutcome{}) {
+		t.Errorf("Outcome(5) = %+v, want untouched", got)
+	}
+	var r DeliveryResult
+	b.ReportCalls(&r)
+	wantRetries := []RetryMessage{{"m1", 5}, {"m2", 0}, {"m4", MaxDelaySeconds}}
+	if !reflect.DeepEqual(r.ExplicitAcks, []string{"m0"}) || !reflect.DeepEqual(r.RetryMessages, wantRetries) {
+		t.Errorf("ReportCalls: acks %v retries %v, want [m0] %v", r.ExplicitAcks, r.RetryMessages, wantRetries)
+	}
+	if b.Queue() != "q" || len(b.Messages()) != len(msgs) {
+		t.Errorf("Queue %q, %d messages", b.Queue(), len(b.Messages()))
+	}
+}
+
+// TestMessageOutcomeRedeliver checks which messages go back to the queue,
+// and after what delay.
+func TestMessageOutcomeRedeliver(t *testing.T) {
+	fail := errors.New("handler failed")
+	s := ConsumerSettings{RetryDelay: 30}
+	sAcked := ConsumerSettings{RetryDelay: 30, RedeliverAcked: true}
+	rows := []struct {
+		o     MessageOutcome
+		err   error
+		s     ConsumerSettings
+		again bool
+		delay int
+	}{
+		{MessageOutcome{}, nil, s, false, 30},
+		{MessageOutcome{Acked: true}, nil, s, false, 30},
+		{MessageOutcome{Retried: true}, nil, s, true, 30},
+		{MessageOutcome{Retried: true, DelaySeconds: 4}, nil, s, true, 4},
+		{MessageOutcome{}, fail, s, true, 30},
+		{MessageOutcome{Acked: true}, fail, s, false, 30},
+		{MessageOutcome{Acked: true}, fail, sAcked, true, 30},
+		{MessageOutcome{Retried: true, DelaySeconds: 4}, fail, s, true, 4},
+	}
+	for i, r := range rows {
+		if got := r.o.Redeliver(r.err, r.s); got != r.again {
+			t.Errorf("row %d: Redeliver = %v, want %v", i, got, r.again)
+		}
+		if got := r.o.RetryDelay(r.s); got != r.delay {
+			t.Errorf("row %d: RetryDelay = %d, want %d", i, got, r.delay)
+		}
+	}
+}
