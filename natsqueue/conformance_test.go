@@ -95,14 +95,17 @@ func replayRow(t *testing.T, p *Platform, queue string, row queuevectors.Row) {
 			t.Fatal(err)
 		}
 	}
-	r, ok := deliverWithin(t, p, queue, 10*time.Second, func(ev hostbridge.Event) error {
+	// done is taken as the handler returns, before the platform schedules
+	// any retry: the earliest a redelivery may come is measured from it.
+	var done time.Time
+	r, ok := deliverWithin(t, p, queue, 30*time.Second, func(ev hostbridge.Event) error {
 		runSteps(t, ev, row.Steps)
+		done = time.Now()
 		if row.Throws {
 			return errors.New("uncaught exception")
 		}
 		return nil
 	})
-	done := time.Now()
 	if !ok {
 		t.Fatal("no batch delivered")
 	}
@@ -134,7 +137,7 @@ func checkRedelivered(t *testing.T, p *Platform, queue string, row queuevectors.
 	}
 	var got []queuevectors.Redelivery
 	for len(got) < len(row.Redelivered) {
-		_, ok := deliverWithin(t, p, queue, 5*time.Second, func(ev hostbridge.Event) error {
+		_, ok := deliverWithin(t, p, queue, 30*time.Second, func(ev hostbridge.Event) error {
 			for _, m := range ev.Batch().Messages() {
 				d := delays[m.ID]
 				if early := done.Add(time.Duration(d) * retryUnitForRows).Sub(time.Now()); early > 0 {

@@ -145,7 +145,9 @@ func (c *cluster) urls() []string {
 	return u
 }
 
-// waitJetStream waits until the cluster's meta leader answers.
+// waitJetStream waits until the cluster can place an R3 stream on all
+// three peers and store in it: a meta leader alone is not enough ("no
+// suitable peers for placement, peer offline" on a loaded machine).
 func (c *cluster) waitJetStream() {
 	c.t.Helper()
 	nc, err := nats.Connect(strings.Join(c.urls(), ","))
@@ -156,9 +158,7 @@ func (c *cluster) waitJetStream() {
 	js, _ := jetstream.New(nc)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		_, err := js.AccountInfo(ctx)
-		cancel()
+		err := probeR3(js)
 		if err == nil {
 			return
 		}
@@ -185,4 +185,18 @@ func openCluster(t testing.TB, c *cluster) *Platform {
 	o.URLs, o.Replicas = c.urls(), 3
 	o.Timeout = 5 * time.Second // an election takes a few seconds
 	return openWith(t, o)
+}
+
+// probeR3 creates, writes to and deletes an R3 stream.
+func probeR3(js jetstream.JetStream) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	st, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: "PROBE", Subjects: []string{"probe"}, Replicas: 3})
+	if err == nil {
+		_, err = js.Publish(ctx, "probe", nil)
+	}
+	if err == nil {
+		err = js.DeleteStream(ctx, st.CachedInfo().Config.Name)
+	}
+	return err
 }

@@ -81,7 +81,7 @@ func TestLimits(t *testing.T) {
 // every 100 ms.
 func waitStats(t *testing.T, p *Platform, queue string, want hostbridge.QueueStats) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for s := p.Stats(queue); s != want; s = p.Stats(queue) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%s stats %+v, want %+v", queue, s, want)
