@@ -76,7 +76,11 @@ func (p *Platform) loadCounters(ctx context.Context, n names, c *counters) error
 		return err
 	}
 	for i := range nCounters {
-		m, err := s.GetLastMsgForSubject(ctx, n.counterSubject(p.opts.Prefix, i))
+		var m *jetstream.RawStreamMsg
+		err := untilResponders(ctx, func() (err error) {
+			m, err = s.GetLastMsgForSubject(ctx, n.counterSubject(p.opts.Prefix, i))
+			return err
+		})
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			continue
 		}
@@ -91,6 +95,28 @@ func (p *Platform) loadCounters(ctx context.Context, n names, c *counters) error
 		c[i].Store(x)
 	}
 	return nil
+}
+
+// respondersWait is how long untilResponders waits between tries.
+const respondersWait = 50 * time.Millisecond
+
+// untilResponders calls f until it returns something other than
+// nats.ErrNoResponders, or ctx ends. A stream just created (or whose
+// replicas just moved) answers its direct gets only once its replicas have
+// elected a leader and subscribed; until then the request has no
+// responders, which here means "not yet", not "never".
+func untilResponders(ctx context.Context, f func() error) error {
+	for {
+		err := f()
+		if !errors.Is(err, nats.ErrNoResponders) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(respondersWait):
+		}
+	}
 }
 
 // add adds deltas to q's counters, here and on the server, and returns

@@ -1,11 +1,15 @@
 package natsqueue
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
 
 	"hostbridge"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // TestStatsSurviveReopen: the counters live in JetStream: a Platform opened
@@ -87,5 +91,32 @@ func waitStats(t *testing.T, p *Platform, queue string, want hostbridge.QueueSta
 			t.Fatalf("%s stats %+v, want %+v", queue, s, want)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A stream just placed has no responders to a direct get for a moment:
+// reading the counters waits that out instead of failing the queue.
+func TestUntilRespondersRetries(t *testing.T) {
+	tries := 0
+	err := untilResponders(context.Background(), func() error {
+		tries++
+		if tries < 3 {
+			return nats.ErrNoResponders
+		}
+		return jetstream.ErrMsgNotFound
+	})
+	if !errors.Is(err, jetstream.ErrMsgNotFound) || tries != 3 {
+		t.Fatalf("got %v after %d tries, want ErrMsgNotFound after 3", err, tries)
+	}
+}
+
+// It does not wait past its context.
+func TestUntilRespondersStopsAtDeadline(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	tries := 0
+	err := untilResponders(ctx, func() error { tries++; return nats.ErrNoResponders })
+	if !errors.Is(err, nats.ErrNoResponders) || tries != 1 {
+		t.Fatalf("got %v after %d tries, want ErrNoResponders after 1", err, tries)
 	}
 }
