@@ -45,6 +45,7 @@ func NewBatchRecord(queue string, msgs []Message) *BatchRecord {
 	return &BatchRecord{queue: queue, msgs: msgs, state: make([]msgState, len(msgs))}
 }
 
+// Queue returns the name of the queue the messages came from.
 func (b *BatchRecord) Queue() string { return b.queue }
 
 // Messages returns the same slice on every call; callers must not modify it.
