@@ -157,17 +157,8 @@ func runRowOnMemory(t *testing.T, row consumerRow) {
 		t.Errorf("outcome = %q, want %q", r.Outcome, *row.Outcome)
 	}
 	// The calls the platform took, in getQueueResult's shape.
-	var acks []string
-	var retries []RetryMessage
-	for _, c := range row.Platform {
-		switch c.Call {
-		case "ack":
-			acks = append(acks, row.Batch[c.N].ID)
-		case "retry":
-			retries = append(retries, RetryMessage{row.Batch[c.N].ID, c.DelaySeconds})
-		}
-	}
-	if !reflect.DeepEqual(r.ExplicitAcks, acks) || !reflect.DeepEqual(r.RetryMessages, retries) {
+	acks, retries := row.WantCalls()
+	if fmt.Sprint(r.ExplicitAcks, r.RetryMessages) != fmt.Sprint(acks, retries) {
 		t.Errorf("explicitAcks %v, retryMessages %v; want %v, %v", r.ExplicitAcks, r.RetryMessages, acks, retries)
 	}
 	var again []redeliveryRow

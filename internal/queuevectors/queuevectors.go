@@ -61,6 +61,28 @@ type Redelivery struct {
 	DelaySeconds int    `json:"delaySeconds"`
 }
 
+// Retry is one retry call a platform must receive: the message's ID and
+// the delay (fmt prints it as hostbridge.RetryMessage prints).
+type Retry struct {
+	ID           string
+	DelaySeconds int
+}
+
+// WantCalls is what a platform must report of the handler's calls in this
+// row, in getQueueResult's shape: the IDs explicitly acked, and the
+// messages retried with their delays, each in the order of its first call.
+func (r Row) WantCalls() (acks []string, retries []Retry) {
+	for _, c := range r.Platform {
+		switch c.Call {
+		case "ack":
+			acks = append(acks, r.Batch[c.N].ID)
+		case "retry":
+			retries = append(retries, Retry{r.Batch[c.N].ID, c.DelaySeconds})
+		}
+	}
+	return acks, retries
+}
+
 // Load reads the rows of the queue-consumer.json at path; a file that cannot
 // be read or parsed fails tb.
 func Load(tb testing.TB, path string) []Row {
