@@ -153,14 +153,7 @@ func runRowOnMemory(t *testing.T, row consumerRow) {
 	if !ok {
 		t.Fatal("no batch delivered")
 	}
-	if r.Outcome != *row.Outcome {
-		t.Errorf("outcome = %q, want %q", r.Outcome, *row.Outcome)
-	}
-	// The calls the platform took, in getQueueResult's shape.
-	acks, retries := row.WantCalls()
-	if fmt.Sprint(r.ExplicitAcks, r.RetryMessages) != fmt.Sprint(acks, retries) {
-		t.Errorf("explicitAcks %v, retryMessages %v; want %v, %v", r.ExplicitAcks, r.RetryMessages, acks, retries)
-	}
+	row.CheckResult(t, r.Outcome, r.ExplicitAcks, r.RetryMessages)
 	var again []redeliveryRow
 	for _, rm := range r.Retried {
 		again = append(again, redeliveryRow{ID: rm.ID, DelaySeconds: rm.DelaySeconds})

@@ -109,14 +109,7 @@ func replayRow(t *testing.T, p *Platform, queue string, row queuevectors.Row) {
 	if !ok {
 		t.Fatal("no batch delivered")
 	}
-	if r.Outcome != *row.Outcome {
-		t.Errorf("outcome = %q, want %q", r.Outcome, *row.Outcome)
-	}
-	// The calls the platform took, in getQueueResult's shape.
-	acks, retries := row.WantCalls()
-	if fmt.Sprint(r.ExplicitAcks, r.RetryMessages) != fmt.Sprint(acks, retries) {
-		t.Errorf("explicitAcks %v, retryMessages %v; want %v, %v", r.ExplicitAcks, r.RetryMessages, acks, retries)
-	}
+	row.CheckResult(t, r.Outcome, r.ExplicitAcks, r.RetryMessages)
 	checkRedelivered(t, p, queue, row, r, done)
 }
 

@@ -6,6 +6,7 @@ package queuevectors
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"testing"
 )
@@ -61,26 +62,40 @@ type Redelivery struct {
 	DelaySeconds int    `json:"delaySeconds"`
 }
 
-// Retry is one retry call a platform must receive: the message's ID and
+// retry is one retry call a platform must receive: the message's ID and
 // the delay (fmt prints it as hostbridge.RetryMessage prints).
-type Retry struct {
+type retry struct {
 	ID           string
 	DelaySeconds int
 }
 
-// WantCalls is what a platform must report of the handler's calls in this
+// wantCalls is what a platform must report of the handler's calls in this
 // row, in getQueueResult's shape: the IDs explicitly acked, and the
 // messages retried with their delays, each in the order of its first call.
-func (r Row) WantCalls() (acks []string, retries []Retry) {
+func (r Row) wantCalls() (acks []string, retries []retry) {
 	for _, c := range r.Platform {
 		switch c.Call {
 		case "ack":
 			acks = append(acks, r.Batch[c.N].ID)
 		case "retry":
-			retries = append(retries, Retry{r.Batch[c.N].ID, c.DelaySeconds})
+			retries = append(retries, retry{r.Batch[c.N].ID, c.DelaySeconds})
 		}
 	}
 	return acks, retries
+}
+
+// CheckResult fails tb unless a platform's result of this row's delivery
+// (a hostbridge.DeliveryResult's Outcome, ExplicitAcks and RetryMessages)
+// is what the row says.
+func (r Row) CheckResult(tb testing.TB, outcome string, explicitAcks []string, retryMessages any) {
+	tb.Helper()
+	if outcome != *r.Outcome {
+		tb.Errorf("outcome = %q, want %q", outcome, *r.Outcome)
+	}
+	acks, retries := r.wantCalls()
+	if fmt.Sprint(explicitAcks, retryMessages) != fmt.Sprint(acks, retries) {
+		tb.Errorf("explicitAcks %v, retryMessages %v; want %v, %v", explicitAcks, retryMessages, acks, retries)
+	}
 }
 
 // Load reads the rows of the queue-consumer.json at path; a file that cannot
