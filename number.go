@@ -16,10 +16,11 @@ import (
 // written null with infToNull (JSON.stringify), else reported.
 //
 // Most numbers are written without converting them, where refNumber
-// (canonref.go) converts every one: one already spelt as Number::toString
-// spells it is copied; one of at most 15 significant digits, or of up to 19
-// that alreadyShortest vouches for, has its digits laid out again. Only the
-// rest go through strconv.
+// (canonref.go) converts every one. One of at most 15 significant digits,
+// or of up to 19 that alreadyShortest vouches for, has its own digits as
+// its shortest: it is copied when it is spelt as Number::toString lays
+// them out (laidOut), else its digits are laid out again. Only the rest go
+// through strconv.
 func (p *parser) number(i int) (int, problem, error) {
 	src, start := p.src, i
 	if src[i] == '-' {
@@ -52,10 +53,13 @@ func (p *parser) number(i int) (int, problem, error) {
 			return i, problem{}, err
 		}
 	}
-	n := numberSpan{start, digits, intEnd, fracStart, fracEnd, i, exp}
-	if verbatim(src[start:i], digits-start, intEnd-start, fracStart-start, fracEnd-start) {
-		p.out = append(p.out, src[start:i]...)
-		return i, problem{}, nil
+	var text []byte // the number as it is spelt, when that is Number::toString's layout
+	if laidOut(src[start:i], digits-start, intEnd-start, fracStart-start, fracEnd-start) {
+		text = src[start:i]
+		if intEnd-digits+fracEnd-fracStart <= 15 {
+			p.out = appendSource(p.out, src, start, i)
+			return i, problem{}, nil
+		}
 	}
 	// The value is m × 10^-q, m having sig significant digits.
 	sig := intEnd - digits + fracEnd - fracStart
@@ -69,18 +73,19 @@ func (p *parser) number(i int) (int, problem, error) {
 		p.out = append(p.out, '0') // zero, whatever its sign and exponent
 		return i, problem{}, nil
 	}
-	if sig <= 19 && p.layOut(src[start] == '-', m, sig, fracEnd-fracStart-exp) {
+	if sig <= 19 && p.layOut(src[start] == '-', m, sig, fracEnd-fracStart-exp, text) {
 		return i, problem{}, nil
 	}
-	return i, p.convert(&n), nil
+	return i, p.convert(&numberSpan{start, digits, intEnd, fracStart, fracEnd, i, exp}), nil
 }
 
 // layOut writes the number -m × 10^-q (neg) or m × 10^-q, m of sig ≤ 19
 // significant digits, from its own digits when they are its double's
-// shortest, and reports whether it did. Trick: the reference converts
-// every number (strconv.ParseFloat, appendNumber); converting these too
-// made the realistic documents 15% slower.
-func (p *parser) layOut(neg bool, m uint64, sig, q int) bool {
+// shortest, and reports whether it did: as text, its spelling, when that is
+// not nil (laidOut said the layout is Number::toString's). Trick: the
+// reference converts every number (strconv.ParseFloat, appendNumber);
+// converting these too made the realistic documents 15% slower.
+func (p *parser) layOut(neg bool, m uint64, sig, q int, text []byte) bool {
 	for m%10 == 0 {
 		m /= 10
 		q--
@@ -92,6 +97,10 @@ func (p *parser) layOut(neg bool, m uint64, sig, q int) bool {
 	// they are laid out as they are.
 	if !(sig <= 15 && -290 <= sig-q && sig-q <= 290 || alreadyShortest(m, q)) {
 		return false
+	}
+	if text != nil {
+		p.out = append(p.out, text...)
+		return true
 	}
 	if neg {
 		p.out = append(p.out, '-')
@@ -196,19 +205,22 @@ func (p *parser) pointFirst(neg bool, d []byte, intDigits, exp int) []byte {
 	return buf
 }
 
-// verbatim reports whether the JSON number t, whose digits start at digits,
-// integer part ends at intEnd and fraction is t[fracStart:fracEnd], is
-// already written as Number::toString writes its value: no exponent, at most
-// 15 significant digits (so they are the shortest round-trip digits, see
-// number), no trailing zero in the fraction, fewer than 6 zeros after
-// "0.", and not -0. Trick: the reference converts every number; without
-// this copy the realistic documents ran 6–8% slower (inbound options).
-func verbatim(t []byte, digits, intEnd, fracStart, fracEnd int) bool {
-	if fracEnd != len(t) {
-		return false // an exponent
+// laidOut reports whether the JSON number t, whose digits start at digits,
+// integer part ends at intEnd and fraction is t[fracStart:fracEnd], is laid
+// out as Number::toString lays out its digits (appendDigits): no exponent,
+// at most 21 integer digits, no trailing zero in the fraction, fewer than 6
+// zeros after "0.", and not -0. Its value's shortest digits, when they are
+// its own, are then written as it is spelt. Trick: the reference converts
+// every number; without copying those of at most 15 significant digits the
+// realistic documents ran 6–8% slower (inbound options), and laying out
+// again the 16 to 19 digits that alreadyShortest vouches for, rather than
+// copying them, cost another 4%.
+func laidOut(t []byte, digits, intEnd, fracStart, fracEnd int) bool {
+	if fracEnd != len(t) || intEnd-digits > 21 {
+		return false // an exponent, or 1e21 and more
 	}
 	if fracStart == fracEnd { // an integer
-		return intEnd-digits <= 15 && !(t[digits] == '0' && digits > 0)
+		return !(t[digits] == '0' && digits > 0)
 	}
 	if t[fracEnd-1] == '0' {
 		return false
@@ -218,9 +230,9 @@ func verbatim(t []byte, digits, intEnd, fracStart, fracEnd int) bool {
 		for z < fracEnd && t[z] == '0' {
 			z++
 		}
-		return z-fracStart <= 5 && fracEnd-z <= 15
+		return z-fracStart <= 5
 	}
-	return intEnd-digits+fracEnd-fracStart <= 15
+	return true
 }
 
 // maxPow5 bounds alreadyShortest's exponents: its sums of 2Δ and 5^q reach
