@@ -208,16 +208,16 @@ func (p *parser) pointFirst(neg bool, d []byte, intDigits, exp int) []byte {
 // laidOut reports whether the JSON number t, whose digits start at digits,
 // integer part ends at intEnd and fraction is t[fracStart:fracEnd], is laid
 // out as Number::toString lays out its digits (appendDigits): no exponent,
-// at most 21 integer digits, no trailing zero in the fraction, fewer than 6
-// zeros after "0.", and not -0. Its value's shortest digits, when they are
-// its own, are then written as it is spelt. Trick: the reference converts
+// no trailing zero in the fraction, fewer than 6 zeros after "0.", and not
+// -0. When its value's shortest digits are its own, of at most 19 in all
+// (so it is below 10^21), it is written as it is spelt. Trick: the reference converts
 // every number; without copying those of at most 15 significant digits the
 // realistic documents ran 6–8% slower (inbound options), and laying out
 // again the 16 to 19 digits that alreadyShortest vouches for, rather than
 // copying them, cost another 4%.
 func laidOut(t []byte, digits, intEnd, fracStart, fracEnd int) bool {
-	if fracEnd != len(t) || intEnd-digits > 21 {
-		return false // an exponent, or 1e21 and more
+	if fracEnd != len(t) {
+		return false // an exponent
 	}
 	if fracStart == fracEnd { // an integer
 		return !(t[digits] == '0' && digits > 0)
