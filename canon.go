@@ -170,12 +170,13 @@ func (p *parser) value(i int) (int, canonInfo, error) {
 		}
 		// A value is complete: hand it to its container, which may complete
 		// in turn.
+		var f *frame // the innermost open container
 		for {
 			if len(p.stack) == base {
 				return i, canonInfo{depth, prob}, nil
 			}
-			p.attach(depth, prob)
-			f := &p.stack[len(p.stack)-1]
+			f = &p.stack[len(p.stack)-1]
+			p.attach(f, depth, prob)
 			if i = skipSpace(src, i); i >= len(src) {
 				return i, canonInfo{}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
 			}
@@ -191,8 +192,8 @@ func (p *parser) value(i int) (int, canonInfo, error) {
 			return i, canonInfo{}, p.unexpected(i)
 		}
 		p.out = append(p.out, ',')
-		if i = skipSpace(src, i+1); p.stack[len(p.stack)-1].object {
-			if i, err = p.key(i); err != nil {
+		if i = skipSpace(src, i+1); f.object {
+			if i, err = p.key(f, i); err != nil {
 				return i, canonInfo{}, err
 			}
 		}
@@ -241,7 +242,7 @@ func (p *parser) open(i, base int) (int, bool, int, problem, error) {
 	}
 	var err error
 	if c == '{' {
-		i, err = p.key(i)
+		i, err = p.key(f, i)
 	}
 	return i, false, 0, problem{}, err
 }
@@ -277,9 +278,8 @@ func growDoubling[T any](s []T) []T {
 	return s[:len(s)+1]
 }
 
-// attach records a complete value in the innermost open container.
-func (p *parser) attach(depth int, prob problem) {
-	f := &p.stack[len(p.stack)-1]
+// attach records a complete value in f, the innermost open container.
+func (p *parser) attach(f *frame, depth int, prob problem) {
 	if d := int32(depth); d > f.depth {
 		f.depth = d
 	}
@@ -294,8 +294,9 @@ func (p *parser) attach(depth int, prob problem) {
 	}
 }
 
-// key parses an object key at src[i:], then the colon, and opens a member.
-func (p *parser) key(i int) (int, error) {
+// key parses an object key at src[i:], then the colon, and opens a member
+// of f, the innermost open object.
+func (p *parser) key(f *frame, i int) (int, error) {
 	src := p.src
 	if i >= len(src) || src[i] != '"' {
 		return i, p.errorAt(i)
@@ -309,9 +310,8 @@ func (p *parser) key(i int) (int, error) {
 		return j, p.errorAt(j)
 	}
 	keyEnd := len(p.out)
-	p.out = append(p.out, ':')
 	key := p.out[keyStart:keyEnd]
-	f := &p.stack[len(p.stack)-1]
+	p.out = append(p.out, ':')
 	if p.o.markers && isMarker(key) && f.prob.kind == problemNone {
 		f.prob = problem{problemMarker, i}
 	}

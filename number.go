@@ -165,8 +165,12 @@ func exponent(src []byte, i int) (int, int, error) {
 // digitRun reads the digits at src[i:] on after m, and returns the offset
 // after them and m with them.
 func digitRun(src []byte, i int, m uint64) (int, uint64) {
-	for ; i < len(src) && '0' <= src[i] && src[i] <= '9'; i++ {
-		m = m*10 + uint64(src[i]-'0')
+	for ; i < len(src); i++ {
+		d := src[i] - '0' // a byte below '0' wraps round, above 9
+		if d > 9 {
+			break
+		}
+		m = m*10 + uint64(d)
 	}
 	return i, m
 }
@@ -334,14 +338,17 @@ func shiftDiv(m uint64, s int, p uint64) (quo, rem uint64, ok bool) {
 	return quo, rem, true
 }
 
-// pow5 returns 5^q, q ≤ 27.
-func pow5(q int) uint64 {
-	p := uint64(1)
-	for ; q > 0; q-- {
-		p *= 5
+// pow5 returns 5^q, 0 ≤ q ≤ maxPow5, from a table: computing it, q
+// dependent multiplications, took 2% of the realistic documents' time.
+func pow5(q int) uint64 { return pow5s[q] }
+
+var pow5s = func() (t [maxPow5 + 1]uint64) {
+	t[0] = 1
+	for q := 1; q < len(t); q++ {
+		t[q] = 5 * t[q-1]
 	}
-	return p
-}
+	return t
+}()
 
 // appendNumber appends f as ECMAScript Number::toString does (ECMA-262
 // §6.1.6.1.20, with the shortest round-trip digits as RFC 8785 §3.2.2.3
