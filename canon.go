@@ -142,11 +142,9 @@ type member struct {
 // value parses the one JSON value at src[i:] and returns the offset after it.
 func (p *parser) value(i int) (int, canonInfo, error) {
 	src, base := p.src, len(p.stack)
-	var (
-		depth int
-		prob  problem
-		err   error
-	)
+	var depth int
+	var prob problem
+	var err error
 	for {
 		// Parse one value at i; a container is pushed and its first member
 		// or element parsed next.
@@ -162,15 +160,17 @@ func (p *parser) value(i int) (int, canonInfo, error) {
 			if i, closed, depth, prob, err = p.open(i, base); err == nil && !closed {
 				continue
 			}
+		case c == '-' || c-'0' <= 9: // the next most frequent
+			i, prob, err = p.number(i)
 		default:
-			i, prob, err = p.scalar(i)
+			i, err = p.literalName(i)
 		}
 		if err != nil {
 			return i, canonInfo{}, err
 		}
-		// A value is complete: hand it to its container, which may complete
-		// in turn.
-		var f *frame // the innermost open container
+		// A value is complete: hand it to f, its container, which may
+		// complete in turn.
+		var f *frame
 		for {
 			if len(p.stack) == base {
 				return i, canonInfo{depth, prob}, nil
@@ -198,26 +198,6 @@ func (p *parser) value(i int) (int, canonInfo, error) {
 			}
 		}
 	}
-}
-
-// scalar parses the string, number or literal at src[i:].
-func (p *parser) scalar(i int) (int, problem, error) {
-	var err error
-	switch c := p.src[i]; {
-	case c == '"':
-		i, err = p.str(i)
-	case c == '-' || '0' <= c && c <= '9':
-		return p.number(i)
-	case c == 't':
-		i, err = p.literal(i, "true")
-	case c == 'f':
-		i, err = p.literal(i, "false")
-	case c == 'n':
-		i, err = p.literal(i, "null")
-	default:
-		err = p.unexpected(i)
-	}
-	return i, problem{}, err
 }
 
 // open pushes the container at src[i:] and parses up to its first element
@@ -531,7 +511,21 @@ func arrayIndex(key []byte) int64 {
 // is in the range +0𝔽 ≤ i < 𝔽(2^32 - 1)" (ECMA-262 §6.1.7).
 const maxArrayIndex = 1<<32 - 2
 
-// literal parses true, false or null at src[i:].
+// literalName parses the literal name (RFC 8259 §3: false, null, true) at
+// src[i:], or reports the byte there, which starts no value.
+func (p *parser) literalName(i int) (int, error) {
+	switch p.src[i] {
+	case 't':
+		return p.literal(i, "true")
+	case 'f':
+		return p.literal(i, "false")
+	case 'n':
+		return p.literal(i, "null")
+	}
+	return i, p.unexpected(i)
+}
+
+// literal parses the literal name word at src[i:].
 func (p *parser) literal(i int, word string) (int, error) {
 	for k := 0; k < len(word); k++ {
 		if i+k >= len(p.src) {
