@@ -112,14 +112,15 @@ function readGo(file) {
 }
 
 // best merges rounds of figures (objects of numbers, nested) into the best
-// of each; other values are the last round's.
+// of each; a 'NO' (node's output differs from Go's) in any round stays,
+// other values are the last round's.
 function best(rounds) {
   const out = {};
   for (const r of rounds) {
     for (const [k, v] of Object.entries(r || {})) {
       if (typeof v === 'number') out[k] = Math.max(out[k] ?? -Infinity, v);
       else if (v && typeof v === 'object') out[k] = best([out[k], v]);
-      else out[k] = v;
+      else if (out[k] !== 'NO') out[k] = v;
     }
   }
   return out;
