@@ -116,12 +116,12 @@ type parser struct {
 type frame struct {
 	start   int     // offset of '[' or '{' in out
 	memBase int     // this object's first entry in parser.members
-	seen    uint64  // the keyBit of every key so far (until the object is mapped)
+	seen    uint64  // the keyBit of every key so far (all bits once the object is mapped)
 	prob    problem // first problem so far: its own nesting (when deep), then its children's
 	depth   int32   // deepest child so far
 	object  bool
 	closer  byte // ']' or '}'
-	reorder bool // an array-index key or a duplicate: rewrite at close
+	reorder bool // a duplicate, or a key that may be an array index: rewrite at close
 	deep    bool // deeper than canonOptions.deepOver: prob is that
 	mapped  bool // many keys: parser.keyMaps at this frame's level indexes them
 }
@@ -132,7 +132,7 @@ type member struct {
 	keyEnd   int     // offset after its closing quote
 	valEnd   int     // offset after the value
 	keyOff   int     // offset of the key in src
-	index    int64   // the key as an array index, or -1
+	index    int64   // the key as an array index, or -1 (rewrite's to write)
 	first    int     // the member whose key this repeats, or -1
 	last     int     // for a first occurrence: the member holding the last value
 	prob     problem // of the value
@@ -297,34 +297,40 @@ func (p *parser) key(f *frame, i int) (int, error) {
 	}
 	k := len(p.members) // this member
 	// Does the key repeat one? A key whose keyBit no earlier key set is
-	// new without a look; any other is looked up, as every key is once the
-	// object has its map.
+	// new without a look; any other is looked up (every key, once the
+	// object is mapped: all its bits are set).
 	first := -1
-	if bit := keyBit(key); f.seen&bit != 0 || f.mapped {
-		first = p.lookup(f, key)
-	} else {
+	if bit := keyBit(key); f.seen&bit == 0 {
 		f.seen |= bit
-	}
-	if first >= 0 {
+	} else if first = p.repeats(f, key, k); first >= 0 {
 		p.members[first].last = k
-	}
-	index := arrayIndex(key)
-	if first >= 0 || index >= 0 {
 		f.reorder = true
 	}
-	if !f.mapped && k-f.memBase == 16 {
-		p.mapKeys(f)
-	}
-	if f.mapped && first < 0 {
-		p.index(f, key, k)
+	if key[1]-'0' <= 9 { // it may be an array index: rewrite finds out
+		f.reorder = true
 	}
 	// Written field by field: a member literal would be built on the stack
 	// and then copied, its wide loads stalling on the narrow stores just
 	// made. valEnd, depth and prob are attach's to write.
 	p.members = growDoubling(p.members)
 	m := &p.members[k]
-	m.keyStart, m.keyEnd, m.keyOff, m.index, m.first, m.last = keyStart, keyEnd, i, index, first, k
+	m.keyStart, m.keyEnd, m.keyOff, m.first, m.last = keyStart, keyEnd, i, first, k
 	return skipSpace(src, j+1), nil
+}
+
+// repeats returns the member of f, the innermost open object, whose key is
+// key, or -1; k is the member key opens. An object of 16 keys or more is
+// mapped first: its keys fill the 64 bits of seen, so by its 65th key at
+// the latest every key is looked up, and the map keeps that linear.
+func (p *parser) repeats(f *frame, key []byte, k int) int {
+	if !f.mapped && k-f.memBase >= 16 {
+		p.mapKeys(f)
+	}
+	first := p.lookup(f, key)
+	if f.mapped && first < 0 {
+		p.index(f, key, k)
+	}
+	return first
 }
 
 // mapKeys gives f, an object with many keys, a map from its keys' hashes
@@ -339,7 +345,7 @@ func (p *parser) mapKeys(f *frame) {
 	if p.keyMaps[level] == nil {
 		p.keyMaps[level] = make(map[uint64]int, 32)
 	}
-	f.mapped = true
+	f.mapped, f.seen = true, ^uint64(0)
 	for k := f.memBase; k < len(p.members); k++ {
 		if m := &p.members[k]; m.first < 0 {
 			p.index(f, p.out[m.keyStart:m.keyEnd], k)
@@ -434,8 +440,10 @@ func (p *parser) rewrite(f *frame) (int, problem) {
 	ms := p.members[f.memBase:]
 	ord := p.order[:0]
 	for k := range ms {
-		if m := &ms[k]; m.first < 0 && m.index >= 0 {
-			ord = append(ord, f.memBase+k)
+		if m := &ms[k]; m.first < 0 {
+			if m.index = arrayIndex(p.out[m.keyStart:m.keyEnd]); m.index >= 0 {
+				ord = append(ord, f.memBase+k)
+			}
 		}
 	}
 	slices.SortFunc(ord, func(a, b int) int { return cmp.Compare(p.members[a].index, p.members[b].index) })

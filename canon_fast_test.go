@@ -142,3 +142,43 @@ func TestFastAlreadyShortestPowersOfTwo(t *testing.T) {
 		}
 	}
 }
+
+// TestFastKeysMapped: an object's keys are looked up in a map, not by
+// scanning its members, by its 65th key at the latest, whatever the keys
+// (keyBit's 64 bits are full by then), and an object of 16 keys or fewer is
+// never mapped. Keys of one length and first and last characters share a
+// keyBit, so those objects are mapped at their 17th key.
+func TestFastKeysMapped(t *testing.T) {
+	// mappedAt is the key at which the object {keys…} (left open) is
+	// mapped, or 0.
+	mappedAt := func(keys []string) int {
+		for n := range keys {
+			p := &parser{src: []byte(`{"` + strings.Join(keys[:n+1], `":0,"`) + `":0`), o: &canonOptions{}}
+			if _, _, err := p.value(0); err == nil || len(p.stack) != 1 {
+				t.Fatalf("keys %q: want an unterminated object, got %v", keys[:n+1], err)
+			}
+			if p.stack[0].mapped {
+				return n + 1
+			}
+		}
+		return 0
+	}
+	r := rand.New(rand.NewPCG(11, 65))
+	for trial := 0; trial < 200; trial++ {
+		seen := map[string]bool{}
+		var keys, same []string
+		for len(keys) < 65 {
+			if k := strconv.FormatUint(r.Uint64()>>r.IntN(64), 36); !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+				same = append(same, "a"+strconv.Itoa(1000+len(keys))+"z")
+			}
+		}
+		if n := mappedAt(keys); n < 17 {
+			t.Fatalf("keys %q: mapped at key %d (0: never), want 17 to 65", keys, n)
+		}
+		if n := mappedAt(same); n != 17 {
+			t.Fatalf("keys %q: mapped at key %d (0: never), want 17", same, n)
+		}
+	}
+}
