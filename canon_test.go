@@ -401,6 +401,21 @@ func loadRandom(tb testing.TB) []randomDoc {
 	return f.Docs
 }
 
+// TestIsMarker: every reserved key is a marker, whatever isMarker's
+// shortcuts assume of them; a key one byte off is not.
+func TestIsMarker(t *testing.T) {
+	for _, m := range markerKeys {
+		if !isMarker([]byte(m)) {
+			t.Errorf("isMarker(%s) = false", m)
+		}
+		for _, near := range []string{m[:len(m)-2] + `"`, m[:len(m)-1] + `x"`, `"` + m[2:]} {
+			if isMarker([]byte(near)) {
+				t.Errorf("isMarker(%s) = true", near)
+			}
+		}
+	}
+}
+
 var problemNames = map[problemKind]string{
 	problemNone:   "none",
 	problemDeep:   "deep",

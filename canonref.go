@@ -225,7 +225,15 @@ var markerKeys = [...]string{`"$句柄"`, `"$未定义"`, `"$大整数"`, `"$数
 
 // isMarker reports whether key, quoted, is a host-marker key.
 func isMarker(key []byte) bool {
-	return slices.Contains(markerKeys[:], string(key))
+	if len(key) < 2 || key[1] != '$' { // every marker key starts "$
+		return false
+	}
+	for _, m := range markerKeys {
+		if string(key) == m { // compared in place: string(key) is not built
+			return true
+		}
+	}
+	return false
 }
 
 // earlier returns whichever of a and b comes first in the text.
