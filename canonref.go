@@ -223,17 +223,11 @@ func refArrayIndex(key []byte) int64 {
 // rejects them at any depth, "包括借 \u0024 之类转义拼出的键".
 var markerKeys = [...]string{`"$句柄"`, `"$未定义"`, `"$大整数"`, `"$数字"`}
 
-// isMarker reports whether key, quoted, is a host-marker key.
+// isMarker reports whether key, quoted, is a host-marker key. Each starts
+// "$, so most keys need no comparing; string(key) == m compares in place
+// (string(key) as an argument would be a copy of every key).
 func isMarker(key []byte) bool {
-	if len(key) < 2 || key[1] != '$' { // every marker key starts "$
-		return false
-	}
-	for _, m := range markerKeys {
-		if string(key) == m { // compared in place: string(key) is not built
-			return true
-		}
-	}
-	return false
+	return len(key) > 1 && key[1] == '$' && slices.ContainsFunc(markerKeys[:], func(m string) bool { return string(key) == m })
 }
 
 // earlier returns whichever of a and b comes first in the text.
