@@ -131,9 +131,9 @@ func parseHostPort(scheme, auth string) (host, port string, ok bool) {
 // parseHost is the host parser (§3.5) of a special URL, serialised (§3.6):
 // an IPv6 address in brackets, an IPv4 address in any form the IPv4 parser
 // accepts, or an ASCII domain, percent-decoded and lower-cased (domain to
-// ASCII of an ASCII domain). ok is false where the parser fails, and for a
-// domain that is not ASCII after percent-decoding (it needs IDNA). Labels
-// starting "xn--" are not checked as Punycode.
+// ASCII of an ASCII domain: a label starting "xn--" is decoded and
+// validated, idna.go). ok is false where the parser fails, and for a
+// domain that is not ASCII after percent-decoding (it needs IDNA).
 func parseHost(input string) (string, bool) {
 	if strings.HasPrefix(input, "[") {
 		if !strings.HasSuffix(input, "]") {
@@ -154,6 +154,9 @@ func parseHost(input string) (string, bool) {
 		}
 	}
 	domain = asciiLower(domain)
+	if hasACELabel(domain) && !validACEDomain(domain) {
+		return "", false
+	}
 	if !endsInANumber(domain) {
 		return domain, true
 	}
