@@ -175,7 +175,7 @@ func TestHTTPEventUsed(t *testing.T) {
 // TestHTTPEventTargets: the URL is what a WHATWG parser serialises for the
 // request-target; the method as Fetch normalises it.
 func TestHTTPEventTargets(t *testing.T) {
-	addr, _ := loopback(t, strict(10))
+	addr, out := loopback(t, strict(10))
 	for _, c := range []struct{ line, method, url, rawPath, query string }{
 		{"GET /a/b/../c HTTP/1.1", "GET", "/a/c", "/a/c", ""},
 		{"GET /a/%2e%2E/c/%2e/d HTTP/1.1", "GET", "/c/d", "/c/d", ""},
@@ -187,6 +187,17 @@ func TestHTTPEventTargets(t *testing.T) {
 		{"get / HTTP/1.1", "GET", "/", "/", ""},
 		{"Patch / HTTP/1.1", "Patch", "/", "/", ""},
 		{"GET http://other.example/x HTTP/1.1", "GET", "/x", "/x", ""},
+		// workerd's pass: . and .. segments split on / only, before parsing.
+		{"GET /x\\y/.. HTTP/1.1", "GET", "/", "/", ""},
+		{"GET /a\\b/../c HTTP/1.1", "GET", "/c", "/c", ""},
+		{"GET /a#b/../c HTTP/1.1", "GET", "/c", "/c", ""},
+		{"GET /a/%2e%2e/../c HTTP/1.1", "GET", "/a/c", "/a/c", ""},
+		{"GET /a/%2e%2e/c HTTP/1.1", "GET", "/c", "/c", ""},
+		{"GET /a/..?x=/../y HTTP/1.1", "GET", "/?x=/../y", "/", "?x=/../y"},
+		{"GET /a//b/./c/. HTTP/1.1", "GET", "/a//b/c/", "/a//b/c/", ""},
+		{"GET /../../a/.. HTTP/1.1", "GET", "/", "/", ""},
+		{"GET /a/.b/..c/... HTTP/1.1", "GET", "/a/.b/..c/...", "/a/.b/..c/...", ""},
+		{"GET http://other.example/a\\b/../c HTTP/1.1", "GET", "/c", "/c", ""},
 	} {
 		conn := send(t, addr, c.line+"\r\nHost: Example.COM:80\r\n\r\n")
 		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
@@ -197,6 +208,7 @@ func TestHTTPEventTargets(t *testing.T) {
 		var s seen
 		json.NewDecoder(resp.Body).Decode(&s)
 		resp.Body.Close()
+		<-out // the handler's report, already in s
 		host := "http://example.com"
 		if strings.Contains(c.line, "other.example") {
 			host = "http://other.example"
@@ -375,5 +387,34 @@ func TestHTTPEventNoHost(t *testing.T) {
 	for _, call := range urlReaders[1:] {
 		_, err := callReader(call, ev, "/evil.example/steal")
 		checkError(t, err, &wantError{"failure", MsgRequestURL})
+	}
+}
+
+// TestHTTPEventPunycodeHost: a Host whose xn-- label is not valid Punycode
+// for UTS 46 makes every URL reader fail, as in a Worker, and the
+// same-origin builder never returns a URL new URL would reject; valid
+// labels, in any case, give the lower-cased host.
+func TestHTTPEventPunycodeHost(t *testing.T) {
+	addr, out := loopback(t, func(ev Event) (BodyStatus, string, error) {
+		o, err1 := InboundOrigin(ev)
+		u, err2 := InboundSameOriginURL(ev, "/p", nil, nil)
+		return BodyOK, o + " " + u, errors.Join(err1, err2)
+	})
+	for _, host := range []string{"xn--a", "xn--zz", "xn--1", "xn--", "xn--wca", "xn--ph7cc", "xn--ab-m1t",
+		"xn--kba", "xn--a-", "xn----", "XN--A", "xn--nxasmq6b.xn--a"} {
+		s := response(t, send(t, addr, "GET /p?q=1 HTTP/1.1\r\nHost: "+host+".example\r\n\r\n"))
+		<-out
+		if want := MsgRequestURL + "\n" + MsgRequestURL; s.Body != " " || s.Err != want {
+			t.Errorf("Host %s.example: %q, %q; want two failures", host, s.Body, s.Err)
+		}
+	}
+	for _, host := range []string{"xn--nxasmq6b", "xn--bcher-kva", "xn--tda", "xn--zca", "xn--ls8h",
+		"xn--55qx5d.xn--tckwe", "XN--NXASMQ6B"} {
+		s := response(t, send(t, addr, "GET /p?q=1 HTTP/1.1\r\nHost: "+host+".example\r\n\r\n"))
+		<-out
+		o := "http://" + strings.ToLower(host) + ".example"
+		if s.Body != o+" "+o+"/p?q=1" || s.Err != "" {
+			t.Errorf("Host %s.example: %q, %q; want origin %s", host, s.Body, s.Err, o)
+		}
 	}
 }
