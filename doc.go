@@ -157,9 +157,25 @@
 //     parsed; file:, blob: and non-special schemes are refused), or a host
 //     that is not ASCII after percent-decoding (it needs IDNA, which the
 //     package does not do; both workerd and net/http refuse such a Host) is
-//     Failure MsgRequestURL. Labels starting xn-- are not checked as
-//     Punycode. Origin: scheme://host[:port]. Hostname: lower case, no
-//     port, IPv6 in brackets.
+//     Failure MsgRequestURL. Origin: scheme://host[:port]. Hostname: lower
+//     case, no port, IPv6 in brackets.
+//   - Hosts with a label starting xn-- (in any case): the label is decoded as
+//     Punycode (RFC 3492; a "-" with no code point before it is not a
+//     delimiter, so xn---tda fails) and validated as UTS 46 ToASCII does for
+//     the URL Standard (CheckHyphens false, CheckBidi and CheckJoiners true,
+//     Nontransitional): not empty or all ASCII, not starting xn-- or with a
+//     mark, each code point valid or a deviation, ZWJ only after a virama,
+//     ZWNJ after a virama or between joining letters, and in a domain with a
+//     right-to-left label the Bidi rule on every label. A host that fails is
+//     Failure MsgRequestURL for every reader, so InboundSameOriginURL never
+//     returns a URL that new URL rejects. This is what workerd and Node.js
+//     20 do; the URL Standard keeps an all-ASCII domain whatever ToASCII
+//     says since June 2026 (whatwg/url#914), and README.md lists that
+//     difference. The standard library has no IDNA mapping table, NFC,
+//     Bidi_Class or Joining_Type: status, Bidi class and joining type are
+//     approximated from general categories, scripts, case folding and short
+//     lists (idna.go), and NFC is not checked; the gaps are in README.md.
+//     Decoding costs n log n in the label's length.
 //   - Raw query: "" for no query and for a lone "?"; "??a" stays "??a".
 //   - Decoded path: percent-decoded exactly once (%2F → /, %252F → %2F, + stays
 //     +, %00 → NUL, U+FEFF kept); a % not followed by two hex digits, or
@@ -168,6 +184,9 @@
 //     space, lenient percent-decoding, invalid UTF-8 → U+FFFD, no BOM
 //     stripping, no further "?" stripped); the first pair of a name wins. A
 //     name argument that is not UTF-8 is converted as a USVString would be.
+//     So ?a=%ff has the value U+FFFD, the name U+FFFD matches %ff, and a
+//     rebuilt query reads a=%EF%BF%BD, as in browsers (workerd keeps the
+//     raw byte: a platform difference, README.md).
 //   - Headers: several fields of one name are joined with ", ", as
 //     Headers.get does; a host's hand-built http.Header may spell names in
 //     any case, and when it holds one name under several spellings their
@@ -264,6 +283,14 @@
 //     scheme; a target that starts with // is a path, never an authority. A
 //     host the parser rejects leaves the URL unparsed, as workerd's
 //     request.url is, and the URL readers then fail as new URL would.
+//   - Before the target is parsed, its "." and ".." segments are removed as
+//     bare workerd removes them: the path up to the first "?" is split on
+//     "/" only ("\" and "#" are ordinary characters in that pass), so
+//     GET /x\y/.. has the path / and /a#b/../c the path /c. Percent-encoded
+//     dots are not dots in that pass (workerd does not percent-decode
+//     there); the URL parser that follows treats %2e as the URL Standard
+//     says, so /a/%2e%2e/../c is /a/c. Empty segments and the query are
+//     kept as they are.
 //   - Bytes that are not UTF-8, in a header value or in the raw
 //     request-target, are decoded the lenient way (each maximal ill-formed
 //     subpart becomes U+FFFD), as workerd does: GET /\xFF has the raw path
@@ -283,9 +310,13 @@
 //     read from the path (http:///evil.example/steal would be).
 //   - What net/http changed or refused before the adapter sees a request
 //     cannot be undone; README.md lists these known platform differences
-//     (400 for a bad percent escape in the target, trimmed trailing spaces
-//     in header values, obs-fold joined by one space, Content-Length beside
-//     chunked framing, chunk boundaries).
+//     (400 for a bad percent escape or a space or control byte in the
+//     target, for a control byte in a header value and for a non-ASCII
+//     header name, 417 for an Expect other than 100-continue, trimmed
+//     trailing spaces in header values, obs-fold joined by one space,
+//     Content-Length beside chunked framing, chunk boundaries), and what
+//     workerd refuses that net/http passes on (431 for a head over 128 KiB,
+//     500 for some Content-Length and Host spellings).
 //   - Headers are a copy of r.Header with Host (r.Host) and Transfer-Encoding
 //     (r.TransferEncoding) put back, as a Worker's Request.headers has them.
 //     A Content-Length beside chunked framing cannot be put back: net/http

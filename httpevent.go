@@ -15,9 +15,11 @@ import (
 //   - URL: what a WHATWG URL parser serialises for the request: the scheme
 //     from the connection (https under TLS, else http), the host lower case
 //     without the scheme's default port, the request-target (bytes that
-//     are not UTF-8 first decoded the lenient way, to U+FFFD): its path
-//     normalised as the URL path parser does for http(s) (\ as /, . and ..
-//     segments including %2e forms, the path percent-encode set), the query
+//     are not UTF-8 first decoded the lenient way, to U+FFFD): its . and ..
+//     segments first removed as bare workerd removes them (split on / only),
+//     then its path normalised as the URL path parser does for http(s) (\
+//     as /, . and .. segments including %2e forms, the path percent-encode
+//     set), the query
 //     with the special-query percent-encode set, no fragment.
 //   - Method: normalised as the Fetch standard does: DELETE, GET, HEAD,
 //     OPTIONS, POST and PUT matched case-insensitively are upper-cased;

@@ -418,3 +418,62 @@ func TestHTTPEventPunycodeHost(t *testing.T) {
 		}
 	}
 }
+
+// TestNetHTTPPlatformDifferences: what README.md's "Known platform
+// differences" says net/http does before HTTPEvent sees a request, shown
+// through a net/http server: refusals answered before any handler, and
+// header values changed on the way.
+func TestNetHTTPPlatformDifferences(t *testing.T) {
+	addr, out := loopback(t, func(ev Event) (BodyStatus, string, error) {
+		sp, _ := InboundHeader(ev, "x-sp")
+		fold, _ := InboundHeader(ev, "x-fold")
+		te, _ := InboundHeader(ev, "transfer-encoding")
+		return BodyOK, sp + "|" + fold + "|" + te, nil
+	})
+	for _, c := range []struct {
+		name, head string
+		status     int
+	}{
+		{"space in the target", "GET /a b HTTP/1.1\r\nHost: h\r\n", 400},
+		{"control byte in the target", "GET /a\x01b HTTP/1.1\r\nHost: h\r\n", 400},
+		{"bad percent escape", "GET /a%zz HTTP/1.1\r\nHost: h\r\n", 400},
+		{"space before a header colon", "GET / HTTP/1.1\r\nHost: h\r\nX-A : v\r\n", 400},
+		{"Content-Length 2^63", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 9223372036854775808\r\n", 400},
+		{"control byte in a header value", "GET / HTTP/1.1\r\nHost: h\r\nX-C: a\x01b\r\n", 400},
+		{"non-ASCII header name", "GET / HTTP/1.1\r\nHost: h\r\nX-\xc3\x84: v\r\n", 400},
+		{"Expect other than 100-continue", "GET / HTTP/1.1\r\nHost: h\r\nExpect: 200-ok\r\n", 417},
+	} {
+		conn := send(t, addr, c.head+"\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil || resp.StatusCode != c.status || len(out) != 0 {
+			t.Errorf("%s: net/http answered %v, %v, handler called %d times; want %d before any handler",
+				c.name, resp, err, len(out), c.status)
+		}
+	}
+	for _, c := range []struct{ name, head, want string }{
+		{"trailing spaces trimmed, obs-fold joined by one space",
+			"GET / HTTP/1.1\r\nHost: h\r\nX-Sp: v  \r\nX-Fold: a\r\n   folded\r\n", "v|a folded|"},
+		{"Transfer-Encoding keeps no spelling",
+			"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: CHUNKED\r\n\r\n0\r\n", "||chunked"},
+		{"Expect: 100-continue reaches the handler",
+			"GET / HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\n", "||"},
+		// What workerd alone refuses reaches the handler over net/http.
+		{"lower-case method", "get / HTTP/1.1\r\nHost: h\r\n", "||"},
+		{"Content-Length with trailing spaces",
+			"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 0  \r\n", "||"},
+		{"two equal Content-Length fields",
+			"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\nContent-Length: 0\r\n", "||"},
+		{"Host with sub-delimiters", "GET / HTTP/1.1\r\nHost: a$!'()*~=&;,+\r\n", "||"},
+		{"Host :+80", "GET / HTTP/1.1\r\nHost: :+80\r\n", "||"},
+		{"trailing whitespace in Host", "GET / HTTP/1.1\r\nHost: h \t\r\n", "||"},
+		{"% in Host", "GET / HTTP/1.1\r\nHost: h%41\r\n", "||"},
+		{"a request head over 128 KiB",
+			"GET / HTTP/1.1\r\nHost: h\r\nX-Big: " + strings.Repeat("a", 128<<10) + "\r\n", "||"},
+	} {
+		s := response(t, send(t, addr, c.head+"\r\n"))
+		<-out
+		if s.Body != c.want {
+			t.Errorf("%s: the handler saw %q, want %q", c.name, s.Body, c.want)
+		}
+	}
+}

@@ -21,9 +21,11 @@ import (
 //
 // application/x-www-form-urlencoded (§5, URLSearchParams) is in form.go.
 //
-// It is not a full URL parser: no relative URLs, no other schemes, and no
-// IDNA (a host that is not ASCII after percent-decoding is refused; a host
-// on the wire is ASCII: workerd and net/http refuse any other).
+// It is not a full URL parser: no relative URLs, no other schemes, and
+// IDNA only for ASCII hosts (a label starting "xn--" is decoded and
+// validated, idna.go; a host that is not ASCII after percent-decoding is
+// refused: a host on the wire is ASCII, workerd and net/http refuse any
+// other).
 
 // urlParts is a URL record as the readers need it: what the basic URL
 // parser gives for an absolute URL of a special scheme (other than file),
