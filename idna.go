@@ -6,7 +6,7 @@ import (
 	"unicode"
 )
 
-// What the URL Standard's domain to ASCII (§3.5; UTS 46 ToASCII with
+// What the URL Standard's domain to ASCII (§3.3; UTS 46 ToASCII with
 // CheckHyphens, UseSTD3ASCIIRules and VerifyDnsLength false, CheckBidi and
 // CheckJoiners true, Nontransitional processing, IgnoreInvalidPunycode
 // false) does to an ASCII domain with a label starting "xn--": each such
