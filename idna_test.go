@@ -1,6 +1,15 @@
 package hostbridge
 
-import "testing"
+import (
+	"bufio"
+	"flag"
+	"os"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+var idnaOracle = flag.String("idna-oracle", "", "output of testdata/gen/idna-oracle.js, for TestIDNAOracle")
 
 // TestIDNAValid: the approximation of "valid or deviation" (UTS 46 §5) on
 // code points whose status the IDNA mapping table gives (Unicode 15.1).
@@ -70,4 +79,45 @@ func TestValidACEDomain(t *testing.T) {
 			t.Errorf("%q: valid %v, want %v", c.labels, got, c.want)
 		}
 	}
+}
+
+// TestIDNAOracle compares the host parser with Node.js 20's new URL on the
+// hosts testdata/gen/idna-oracle.js lists (run only with -idna-oracle). The
+// package may refuse what node accepts where node 20 breaks UTS 46 (it
+// applies no Bidi rule, and its mark table predates Unicode 14); it may
+// accept what node refuses only for "a" followed by a combining mark, a
+// label that is not NFC, which the package cannot check.
+func TestIDNAOracle(t *testing.T) {
+	if *idnaOracle == "" {
+		t.Skip("no -idna-oracle file")
+	}
+	f, err := os.Open(*idnaOracle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	labels, accepted, refused := 0, 0, 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		for k := 1; k+1 < len(fields); k += 2 {
+			host, nodeOK := fields[k], fields[k+1] == "1"
+			labels++
+			if _, ok := parseHost(host); ok == nodeOK {
+				continue
+			} else if !ok {
+				refused++
+				continue
+			}
+			accepted++
+			u, _ := punycodeDecode(host[len("xn--"):])
+			if len(u) != 2 || u[0] != 'a' || !unicode.Is(unicode.M, u[1]) {
+				t.Errorf("%s (%q): accepted, node refuses", host, string(u))
+			}
+		}
+	}
+	if labels == 0 || sc.Err() != nil {
+		t.Fatalf("%d labels read, %v", labels, sc.Err())
+	}
+	t.Logf("%d labels: %d accepted that node refuses, %d refused that node accepts", labels, accepted, refused)
 }
