@@ -159,23 +159,12 @@
 //     package does not do; both workerd and net/http refuse such a Host) is
 //     Failure MsgRequestURL. Origin: scheme://host[:port]. Hostname: lower
 //     case, no port, IPv6 in brackets.
-//   - Hosts with a label starting xn-- (in any case): the label is decoded as
-//     Punycode (RFC 3492; a "-" with no code point before it is not a
-//     delimiter, so xn---tda fails) and validated as UTS 46 ToASCII does for
-//     the URL Standard (CheckHyphens false, CheckBidi and CheckJoiners true,
-//     Nontransitional): not empty or all ASCII, not starting xn-- or with a
-//     mark, each code point valid or a deviation, ZWJ only after a virama,
-//     ZWNJ after a virama or between joining letters, and in a domain with a
-//     right-to-left label the Bidi rule on every label. A host that fails is
-//     Failure MsgRequestURL for every reader, so InboundSameOriginURL never
-//     returns a URL that new URL rejects. This is what workerd and Node.js
-//     20 do; the URL Standard keeps an all-ASCII domain whatever ToASCII
-//     says since June 2026 (whatwg/url#914), and README.md lists that
-//     difference. The standard library has no IDNA mapping table, NFC,
-//     Bidi_Class or Joining_Type: status, Bidi class and joining type are
-//     approximated from general categories, scripts, case folding and short
-//     lists (idna.go), and NFC is not checked; the gaps are in README.md.
-//     Decoding costs n log n in the label's length.
+//   - Hosts with a label starting xn-- (in any case) are lower-cased and
+//     not checked as Punycode: the URL Standard's domain to ASCII keeps an
+//     ASCII domain, lower-cased, whatever Unicode ToASCII says of it, so
+//     xn--a.example has the origin http://xn--a.example. workerd and
+//     Node.js 20 refuse such a host when its label is not valid Punycode;
+//     the standard wins (README.md lists the difference).
 //   - Raw query: "" for no query and for a lone "?"; "??a" stays "??a".
 //   - Decoded path: percent-decoded exactly once (%2F → /, %252F → %2F, + stays
 //     +, %00 → NUL, U+FEFF kept); a % not followed by two hex digits, or

@@ -21,11 +21,9 @@ import (
 //
 // application/x-www-form-urlencoded (§5, URLSearchParams) is in form.go.
 //
-// It is not a full URL parser: no relative URLs, no other schemes, and
-// IDNA only for ASCII hosts (a label starting "xn--" is decoded and
-// validated, idna.go; a host that is not ASCII after percent-decoding is
-// refused: a host on the wire is ASCII, workerd and net/http refuse any
-// other).
+// It is not a full URL parser: no relative URLs, no other schemes, and no
+// IDNA (a host that is not ASCII after percent-decoding is refused; a host
+// on the wire is ASCII: workerd and net/http refuse any other).
 
 // urlParts is a URL record as the readers need it: what the basic URL
 // parser gives for an absolute URL of a special scheme (other than file),
@@ -133,9 +131,12 @@ func parseHostPort(scheme, auth string) (host, port string, ok bool) {
 // parseHost is the host parser (§3.5) of a special URL, serialised (§3.6):
 // an IPv6 address in brackets, an IPv4 address in any form the IPv4 parser
 // accepts, or an ASCII domain, percent-decoded and lower-cased (domain to
-// ASCII of an ASCII domain: a label starting "xn--" is decoded and
-// validated, idna.go). ok is false where the parser fails, and for a
-// domain that is not ASCII after percent-decoding (it needs IDNA).
+// ASCII of an ASCII domain). ok is false where the parser fails, and for a
+// domain that is not ASCII after percent-decoding (it needs IDNA). A label
+// starting "xn--" is lower-cased and not checked: URL Standard, domain to
+// ASCII, returns an ASCII domain lower-cased when beStrict is false,
+// whatever Unicode ToASCII says of it (a failure there is only a
+// validation error).
 func parseHost(input string) (string, bool) {
 	if strings.HasPrefix(input, "[") {
 		if !strings.HasSuffix(input, "]") {
@@ -156,9 +157,6 @@ func parseHost(input string) (string, bool) {
 		}
 	}
 	domain = asciiLower(domain)
-	if hasACELabel(domain) && !validACEDomain(domain) {
-		return "", false
-	}
 	if !endsInANumber(domain) {
 		return domain, true
 	}
