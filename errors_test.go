@@ -1,6 +1,7 @@
 package hostbridge
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -96,8 +97,9 @@ func producerErrorCases() []errorCase {
 	p := NewMemoryPlatform()
 	p.Bind("Q", "q")
 	p.GrantJSON(`{"QUEUE":["Q"]}`)
-	send := func(binding, body string, delay int) error { return SendQueueMessage(p, binding, body, delay) }
-	batch := func(text string) error { return SendQueueBatch(p, "Q", text) }
+	ctx := context.Background()
+	send := func(binding, body string, delay int) error { return SendQueueMessage(ctx, p, binding, body, delay) }
+	batch := func(text string) error { return SendQueueBatch(ctx, p, "Q", text) }
 	str := func(n int) string { return `"` + strings.Repeat("a", n) + `"` }
 	item := func(body string) string { return `{"body":` + body + `}` }
 	many := "[" + strings.TrimSuffix(strings.Repeat(item("1")+",", 101), ",") + "]"
@@ -227,6 +229,14 @@ func TestErrorIsStrict(t *testing.T) {
 	err := &Error{Kind: Failure, Msg: MsgSendFailed + cause.Error(), Err: cause}
 	if !errors.Is(err, ErrSendFailed) || !errors.Is(err, cause) {
 		t.Error("a send failure is ErrSendFailed and its cause")
+	}
+	p := NewMemoryPlatform()
+	p.Bind("Q", "q")
+	p.Grant("Q")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := SendQueueMessage(ctx, p, "Q", "1", 0); !errors.Is(err, ErrSendFailed) || !errors.Is(err, context.Canceled) {
+		t.Errorf("a canceled send: %v, want ErrSendFailed wrapping context.Canceled", err)
 	}
 	if errors.Is(err, &Error{Kind: Failure, Msg: MsgSendFailed}) {
 		t.Error("an *Error that is not a sentinel matched")
