@@ -78,6 +78,13 @@ const (
 // reports it; otherwise it returns false and does nothing. A nil handler
 // returns nil. Several goroutines may deliver from one queue at once: each
 // gets its own batch.
+//
+// With the default settings (DefaultConsumerSettings, Cloudflare's) fewer
+// than 10 messages make a batch only once the oldest has been ready for 5 s:
+// on a VirtualClock, Deliver returns false until Advance has moved the clock
+// that far. A test that wants every ready message at once sets
+// MaxBatchTimeout to 0 (SetConsumer). ExampleMemoryPlatform_Deliver shows
+// both.
 func (p *MemoryPlatform) Deliver(queue string, handler func(Event) error) (DeliveryResult, bool) {
 	r, ok, _ := p.step(queue, handler)
 	return r, ok
