@@ -48,6 +48,14 @@ func openBound(t testing.TB, o Options) *Platform {
 	return p
 }
 
+// startServer starts a single-node JetStream server that keeps its streams
+// in dir and takes connections on 127.0.0.1:port, open to anyone: the
+// stand-in for a server at URLs.
+func startServer(dir string, port int) (*server.Server, error) {
+	return runServer(&server.Options{ServerName: "hostbridge", Host: "127.0.0.1", Port: port,
+		JetStream: true, StoreDir: dir, NoLog: true, NoSigs: true})
+}
+
 // cluster is a 3-node JetStream cluster in this process, on loopback.
 type cluster struct {
 	t       testing.TB
