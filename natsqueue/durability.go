@@ -13,10 +13,10 @@ import (
 // sync of the store that started after it called, and one sync serves every
 // caller waiting when it starts.
 type groupSync struct {
-	sync  func() error // syncs the store; tests wrap it
 	syncs atomic.Int64 // syncs done
 
 	mu      sync.Mutex
+	sync    func() error // syncs the store; tests wrap it
 	running bool
 	waiting []chan error // callers for the next sync
 }
@@ -40,7 +40,7 @@ func (g *groupSync) wait() error {
 func (g *groupSync) loop() {
 	for {
 		g.mu.Lock()
-		batch := g.waiting
+		batch, sync := g.waiting, g.sync
 		g.waiting = nil
 		if len(batch) == 0 {
 			g.running = false
@@ -48,7 +48,7 @@ func (g *groupSync) loop() {
 			return
 		}
 		g.mu.Unlock()
-		err := g.sync()
+		err := sync()
 		g.syncs.Add(1)
 		for _, done := range batch {
 			done <- err

@@ -160,7 +160,7 @@ func (p *Platform) connect() error {
 		return err
 	}
 	if p.opts.SyncInterval == 0 && canSyncStore {
-		p.js = syncedJS{JetStream: p.js, g: &groupSync{sync: func() error { return syncStore(e.dir) }}}
+		p.js = syncedJS{JetStream: p.js, g: &groupSync{sync: e.sync.sync}}
 	}
 	return p.waitJetStream()
 }

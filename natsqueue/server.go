@@ -25,7 +25,7 @@ const internalUser = "natsqueue"
 type embedded struct {
 	srv  *server.Server
 	lock *os.File // held locked for the server's life
-	dir  *os.File // the store directory, for syncs
+	sync *storeSyncer
 	auth []nats.Option
 }
 
@@ -41,11 +41,7 @@ func startEmbedded(o Options) (*embedded, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &embedded{lock: lock}
-	if e.dir, err = os.Open(o.StoreDir); err != nil {
-		e.close()
-		return nil, fmt.Errorf("natsqueue: store: %w", err)
-	}
+	e := &embedded{lock: lock, sync: newStoreSyncer(o.StoreDir)}
 	so := embeddedOptions(o)
 	if o.Port != 0 {
 		pw := randomHex(16)
@@ -136,9 +132,6 @@ func (e *embedded) close() {
 	if e.srv != nil {
 		e.srv.Shutdown()
 		e.srv.WaitForShutdown()
-	}
-	if e.dir != nil {
-		_ = e.dir.Close()
 	}
 	if e.lock != nil {
 		unlockStore(e.lock)

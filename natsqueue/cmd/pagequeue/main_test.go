@@ -135,3 +135,18 @@ func TestKillAndRestart(t *testing.T) {
 		t.Errorf("accepted %d, stats %+v", accepted, s)
 	}
 }
+
+// TestSecondHostRefused: a second host on a -store in use ends at once
+// with the store's reason, and the first keeps serving.
+func TestSecondHostRefused(t *testing.T) {
+	dir := t.TempDir()
+	_, base := start(t, dir)
+	cmd := exec.Command(os.Args[0], "-store", dir, "-addr", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "PAGEQUEUE_MAIN=1")
+	out, err := cmd.CombinedOutput()
+	want := "natsqueue: store " + dir + " is in use by another Platform (its lock file natsqueue.lock is held): resource temporarily unavailable"
+	if err == nil || !strings.Contains(string(out), want) {
+		t.Errorf("second host: %v\n%s", err, out)
+	}
+	stats(t, base)
+}
