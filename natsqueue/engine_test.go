@@ -93,9 +93,14 @@ func TestNoPortByDefault(t *testing.T) {
 		t.Fatalf("connect with credentials: %v", err)
 	}
 	nc.Close()
-	for _, bad := range []Options{{StoreDir: o.StoreDir, Port: o.Port}, {URLs: []string{"nats://" + addr}, Port: 1, PortUser: "a", PortPassword: "b"}} {
-		if _, err := Open(bad); err == nil {
-			t.Errorf("Open(%+v) succeeded", bad)
+	for want, bad := range map[string]Options{
+		"natsqueue: Options.Port needs PortUser and PortPassword":                     {StoreDir: o.StoreDir, Port: o.Port},
+		"natsqueue: Options.Port is for the embedded server, not with URLs":           {URLs: []string{"nats://" + addr}, Port: 1, PortUser: "a", PortPassword: "b"},
+		"natsqueue: Options.Port -1 is not a TCP port (1 to 65535, or 0 for none)":    {StoreDir: o.StoreDir, Port: -1, PortUser: "a", PortPassword: "b"},
+		"natsqueue: Options.Port 65536 is not a TCP port (1 to 65535, or 0 for none)": {StoreDir: o.StoreDir, Port: 65536, PortUser: "a", PortPassword: "b"},
+	} {
+		if _, err := Open(bad); err == nil || err.Error() != want {
+			t.Errorf("Open(%+v): %v, want %s", bad, err, want)
 		}
 	}
 }

@@ -9,6 +9,8 @@ const (
 	msgServerTooOld = "natsqueue: nats-server %s is too old: natsqueue needs nats-server %s or newer (message schedules)"
 	// msgPortNeedsPassword: a port without credentials.
 	msgPortNeedsPassword = "natsqueue: Options.Port needs PortUser and PortPassword"
+	// msgPortRange: the port asked for.
+	msgPortRange = "natsqueue: Options.Port %d is not a TCP port (1 to 65535, or 0 for none)"
 	// msgPortWithURLs: a port on a server natsqueue does not run.
 	msgPortWithURLs = "natsqueue: Options.Port is for the embedded server, not with URLs"
 )

@@ -136,6 +136,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = 5 * time.Second
 	}
+	if o.Port < 0 || o.Port > 65535 {
+		return o, fmt.Errorf(msgPortRange, o.Port)
+	}
 	if o.Port != 0 && len(o.URLs) > 0 {
 		return o, errors.New(msgPortWithURLs)
 	}

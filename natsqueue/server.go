@@ -58,7 +58,7 @@ func startEmbedded(o Options) (*embedded, error) {
 
 // embeddedOptions are the embedded server's options: JetStream on
 // o.StoreDir, no listener unless o.Port, and the sync policy of
-// o.SyncInterval (see syncsItself).
+// o.SyncInterval (natsqueue syncs itself where canSyncStore).
 func embeddedOptions(o Options) *server.Options {
 	so := &server.Options{ServerName: "hostbridge", JetStream: true, StoreDir: o.StoreDir,
 		NoLog: true, NoSigs: true, DontListen: true}
