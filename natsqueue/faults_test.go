@@ -103,7 +103,7 @@ func senderTo(p *Platform, binding, prefix string, n int, gap time.Duration) ([]
 	failed := 0
 	for i := range n {
 		body := fmt.Sprintf(`"%s-%d"`, prefix, i)
-		if err := hostbridge.SendQueueMessage(p, binding, body, 0); err != nil {
+		if err := hostbridge.SendQueueMessage(context.Background(), p, binding, body, 0); err != nil {
 			failed++
 		} else {
 			ok = append(ok, body)
@@ -132,7 +132,7 @@ func runConsumers(t *testing.T, p *Platform, l *ledger, queues ...string) {
 func TestServerRestart(t *testing.T) {
 	dir := t.TempDir()
 	port := freePorts(t, 1)[0]
-	s, err := StartServer(dir, port)
+	s, err := startServer(dir, port)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func restartServer(t *testing.T, dir string, port int) *server.Server {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		s, err := StartServer(dir, port)
+		s, err := startServer(dir, port)
 		if err == nil {
 			return s
 		}
@@ -221,7 +221,7 @@ func TestServerUnreachable(t *testing.T) {
 	p.embed.WaitForShutdown()
 	for _, binding := range []string{"Q", "FRESH"} {
 		start := time.Now()
-		err := hostbridge.SendQueueMessage(p, binding, `2`, 0)
+		err := hostbridge.SendQueueMessage(context.Background(), p, binding, `2`, 0)
 		var e *hostbridge.Error
 		if !errors.As(err, &e) || e.Kind != hostbridge.Failure || !strings.HasPrefix(e.Msg, hostbridge.MsgSendFailed) || len(e.Msg) == len(hostbridge.MsgSendFailed) {
 			t.Errorf("%s: %v", binding, err)
