@@ -170,8 +170,12 @@ type Stats struct {
 	DeadLetterQueue     int64 `json:"deadLetterQueue"`
 	DeadLetterDiscarded int64 `json:"deadLetterDiscarded"`
 	RefusedFull         int64 `json:"refusedFull"` // sends refused with 503: the queue held -max-pending
-	Connections         int   `json:"connections"` // open now
-	LogDropped          int64 `json:"logDropped"`  // log records dropped: the log reader was slow or gone
+	// Connections is the connections open now, the one the /stats request
+	// came on included: a lone client sees 1. A connection counts from the
+	// host's accept to its close (TLS handshakes included); with HTTP/2 one
+	// connection carries many requests.
+	Connections int   `json:"connections"`
+	LogDropped  int64 `json:"logDropped"` // log records dropped: the log reader was slow or gone
 }
 
 func (h *host) stats() Stats {

@@ -35,19 +35,25 @@ const (
 )
 
 // Main runs p with the command line's arguments until SIGINT or SIGTERM,
-// then exits. A second signal ends the process at once: the first restores
-// the signals' default effect before the host logs that it is shutting
-// down. SIGPIPE is ignored, so that a log reader that goes away costs log
-// records, not the queue.
+// then exits. A second signal ends the process at once, with the shell's
+// code for it (130 for SIGINT, 143 for SIGTERM). The host keeps handling
+// both signals rather than restoring their first disposition: a script's
+// background job (`pagequeue &` in sh) starts with SIGINT ignored, and a
+// restored disposition would ignore the second Ctrl-C too. SIGPIPE is
+// ignored, so that a log reader that goes away costs log records, not the
+// queue.
 func Main(p Program) {
 	signal.Ignore(syscall.SIGPIPE)
-	sig := make(chan os.Signal, 1)
+	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		<-sig
-		signal.Reset(os.Interrupt, syscall.SIGTERM)
 		cancel()
+		s := <-sig
+		slog.New(slog.NewTextHandler(os.Stderr, nil)).Warn("second signal: exiting at once", "signal", s.String())
+		n, _ := s.(syscall.Signal) // it is: Notify asked for two of them
+		os.Exit(128 + int(n))
 	}()
 	os.Exit(p.Run(ctx, os.Args[1:], os.Stderr))
 }
