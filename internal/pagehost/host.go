@@ -37,6 +37,8 @@ package pagehost
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,6 +56,10 @@ import (
 // Config is what the flags set.
 type Config struct {
 	Addr         string
+	TLSCert      string        // file: with TLSKey, the host serves HTTPS (Certificate)
+	TLSKey       string        // file
+	InsecureAddr bool          // plain HTTP on an Addr that is not loopback is meant
+	TokenFile    string        // file holding the bearer token (Token)
 	Fail         float64       // share of messages the consumer fails
 	RetryDelay   int           // seconds, for the consumer's retries
 	MaxRetries   int           // before the dead-letter queue
@@ -69,6 +75,10 @@ type Config struct {
 	ShutdownTimeout   time.Duration // requests in flight may take to finish at shutdown
 	MaxHeaderBytes    int           // of a request's headers
 	MaxConns          int           // connections open at once
+
+	// Read by Run from the files above (tests set them directly).
+	Certificate *tls.Certificate // nil: plain HTTP
+	Token       []byte           // empty: every request is served without one
 }
 
 // host is the pagequeue host: an HTTP handler, a store and its consumers.
@@ -77,6 +87,8 @@ type host struct {
 	cfg     Config
 	keeps   string // what the store keeps when the process ends
 	log     *slog.Logger
+	token   *[sha256.Size]byte // of cfg.Token; nil: no token needed
+	metrics *metrics
 	logw    *logWriter                    // nil when the log is not asynchronous (tests)
 	conns   atomic.Pointer[limitListener] // set by serve
 	rndMu   sync.Mutex
@@ -98,10 +110,11 @@ func newHost(cfg Config, store Store, log *slog.Logger) (*host, error) {
 		return nil, err
 	}
 	cfg.Consumers = max(cfg.Consumers, 1)
-	return &host{store: store, cfg: cfg, log: log, rnd: rand.New(rand.NewPCG(cfg.Seed, 1))}, nil
+	return &host{store: store, cfg: cfg, log: log, token: tokenSum(cfg.Token), metrics: newMetrics(),
+		rnd: rand.New(rand.NewPCG(cfg.Seed, 1))}, nil
 }
 
-// serve answers HTTP on ln, holding at most MaxConns connections, and runs
+// serve answers HTTP on ln (HTTPS and HTTP/2 with a Certificate), holding at most MaxConns connections, and runs
 // the consumers until ctx ends; then it shuts down (see shutdown) and logs
 // the final counts and what the store keeps of the messages still pending.
 func (h *host) serve(ctx context.Context, ln net.Listener) error {
@@ -121,7 +134,12 @@ func (h *host) serve(ctx context.Context, ln net.Listener) error {
 		wg.Go(func() { h.store.Run(consumeCtx, Queue, h.consume) })
 	}
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(conns) }()
+	if c := h.cfg.Certificate; c != nil {
+		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*c}, MinVersion: tls.VersionTLS12}
+		go func() { served <- srv.ServeTLS(conns, "", "") }() // HTTP/2 too: ServeTLS offers h2
+	} else {
+		go func() { served <- srv.Serve(conns) }()
+	}
 	var err error
 	select {
 	case <-ctx.Done():

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -259,4 +260,57 @@ func TestStoreClosed(t *testing.T) {
 	if !strings.Contains(out.String(), "stopped: 0 messages") {
 		t.Errorf("no final line: %s", out.String())
 	}
+}
+
+// TestProcessRefusesFlags: the command refuses a flag out of range, and
+// plain HTTP on an address that is not loopback, with exit 2 and a message
+// that names the flag, before it listens.
+func TestProcessRefusesFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-fail", "2"}, `invalid value "2" for flag -fail: want 0 to 1`},
+		{[]string{"-fail", "-1"}, `invalid value "-1" for flag -fail: want 0 to 1`},
+		{[]string{"-retry-delay", "-1"}, `invalid value "-1" for flag -retry-delay: want 0 to 43200 (seconds)`},
+		{[]string{"-addr", "0.0.0.0:0"}, `flag -addr "0.0.0.0:0" is not a loopback address: serve HTTPS there (-tls-cert and -tls-key), or add -insecure-addr if plain HTTP is meant`},
+	} {
+		cmd := exec.Command(os.Args[0], c.args...)
+		cmd.Env = append(os.Environ(), "PAGEHOST_MAIN=1")
+		out, _ := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.HasPrefix(string(out), c.want+"\n") || !strings.Contains(string(out), "Usage of pagequeue") {
+			t.Errorf("%v: exit %d\n%s", c.args, code, out)
+		}
+	}
+}
+
+// TestProcessExposed: the command with -tls-cert, -tls-key and
+// -token-file serves HTTP/2 over TLS and answers only requests with the
+// token.
+func TestProcessExposed(t *testing.T) {
+	certFile, keyFile, pool := writeCert(t)
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startProcess(t, "-tls-cert", certFile, "-tls-key", keyFile, "-token-file", tokenFile)
+	if !strings.HasPrefix(p.base, "https://") {
+		t.Fatalf("listening on %s", p.base)
+	}
+	c := h2Client(t, pool)
+	for _, token := range []string{"", "s3cret"} {
+		req, _ := http.NewRequest(http.MethodPost, p.base+"/pages/x?version=1", nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if want := map[string]int{"": 401, "s3cret": 202}[token]; resp.StatusCode != want || resp.ProtoMajor != 2 {
+			t.Errorf("token %q: %s %d, want HTTP/2 %d", token, resp.Proto, resp.StatusCode, want)
+		}
+	}
+	go io.Copy(io.Discard, p.log)
 }
