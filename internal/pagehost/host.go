@@ -16,6 +16,22 @@
 //	POST /pages/<path>?version=v   enqueue {"kind":"page","url":"/<path>","version":"v","refresh":true}
 //	POST /batch                    enqueue a JSON array, as 批量发送队列消息 takes it
 //	GET  /stats                    counts: sent, delivered, acked, retried, deadLettered, pending, …
+//	GET  /metrics                  the same counts and the host's request metrics, in Prometheus' text format 0.0.4
+//
+// What is open: by default every route, to whoever reaches -addr, which is
+// 127.0.0.1:8787, so only local processes. -token-file makes every route
+// (404s included) answer 401 with WWW-Authenticate: Bearer, before reading
+// the body or changing anything, to a request without "Authorization:
+// Bearer <token>"; only the request metrics count it. The token is
+// compared by its SHA-256, in constant time. -tls-cert and -tls-key serve
+// HTTPS, and HTTP/2 with it; plain HTTP on an address that is not loopback
+// is refused unless -insecure-addr says it is meant, since a token would
+// cross the network in clear. Every flag out of its range is refused with
+// exit 2 and a message naming the flag and the range.
+//
+// /stats' connections is the connections open now, the one the request
+// came on included: a lone curl sees 1. A connection counts from the
+// host's accept to its close.
 //
 // Consumer loops drain the queue in batches: each reads a batch with
 // ReadQueueBatch, acks what it handled and retries, with a delay, what it
