@@ -201,18 +201,40 @@ func newStatsConn(t *testing.T, base string) *statsConn {
 
 func (s *statsConn) get(t *testing.T) Stats {
 	t.Helper()
-	io.WriteString(s.c, "GET /stats HTTP/1.1\r\nHost: x\r\n\r\n")
+	var st Stats
+	if err := json.Unmarshal(s.read(t, "/stats"), &st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// inFlight is /metrics' count of requests in the handler, this one
+// included.
+func (s *statsConn) inFlight(t *testing.T) string {
+	t.Helper()
+	for line := range strings.Lines(string(s.read(t, "/metrics"))) {
+		if n, ok := strings.CutPrefix(line, "pagequeue_http_requests_in_flight "); ok {
+			return strings.TrimSpace(n)
+		}
+	}
+	t.Fatal("/metrics has no pagequeue_http_requests_in_flight")
+	return ""
+}
+
+// read GETs path and returns the body.
+func (s *statsConn) read(t *testing.T, path string) []byte {
+	t.Helper()
+	io.WriteString(s.c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n")
 	resp, err := http.ReadResponse(s.r, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var st Stats
-	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
 		t.Fatal(err)
 	}
-	io.Copy(io.Discard, resp.Body)
-	return st
+	return b
 }
 
 // TestConnectionsCount: /stats counts the connections open, the one it

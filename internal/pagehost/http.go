@@ -38,9 +38,11 @@ const (
 	msgUnauthorized = "a bearer token is required: Authorization: Bearer <token>"
 )
 
-// ServeHTTP answers r (route) and counts it in the metrics: its route, its
-// status and how long it took.
+// ServeHTTP answers r (route) and counts it in the metrics: in flight
+// while it runs, then its route, its status and how long it took.
 func (h *host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.metrics.inFlight.Add(1)
+	defer h.metrics.inFlight.Add(-1)
 	begin := time.Now()
 	sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
 	route := h.route(sw, r)

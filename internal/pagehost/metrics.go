@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -26,6 +27,7 @@ var latencyBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 
 // too large, a malformed request line) never reach the handler and are not
 // counted.
 type metrics struct {
+	inFlight atomic.Int64 // requests in the handler now
 	mu       sync.Mutex
 	requests map[requestKey]int64
 	latency  map[string]*histogram // by route
@@ -66,8 +68,11 @@ func family(w io.Writer, name, typ, help string) {
 	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, typ)
 }
 
-// write writes the request counter and the latency histogram.
+// write writes the requests in flight, the request counter and the
+// latency histogram.
 func (m *metrics) write(w io.Writer) {
+	family(w, "pagequeue_http_requests_in_flight", "gauge", "HTTP requests being handled now, the one asking included.")
+	fmt.Fprintf(w, "pagequeue_http_requests_in_flight %d\n", m.inFlight.Load())
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	family(w, "pagequeue_http_requests_total", "counter", "HTTP requests the host answered, by route and status code.")

@@ -163,6 +163,7 @@ func TestMetrics(t *testing.T) {
 		"pagequeue_messages_sent_total":                                           2,
 		"pagequeue_messages_acked_total":                                          2,
 		"pagequeue_messages_pending":                                              0,
+		"pagequeue_http_requests_in_flight":                                       1,
 		`pagequeue_http_requests_total{route="/pages/",code="202"}`:               2,
 		`pagequeue_http_requests_total{route="/batch",code="400"}`:                1,
 		`pagequeue_http_requests_total{route="/metrics",code="200"}`:              1,

@@ -114,20 +114,21 @@ func (p *process) stats(t *testing.T) Stats {
 }
 
 // upload opens a connection that sends a batch's headers and part of its
-// body, and waits until the host has accepted it: /stats, asked on a
-// connection of its own, counts that one and the upload. (Dial returns
-// before the host accepts, and the kernel may hand the /stats connection
-// over first: a SIGINT then would find no upload in flight.) A deadline
-// only stops a hang.
+// body, and waits until the host's handler is reading it: /metrics, asked
+// on a connection of its own, counts two requests in flight, that one and
+// itself. (Dial returns before the host accepts, the kernel may hand the
+// /metrics connection over first, and an accepted connection whose request
+// is read after SIGINT is closed unanswered: a SIGINT sent earlier would
+// find no upload in flight.) A deadline only stops a hang.
 func (p *process) upload(t *testing.T) {
 	t.Helper()
 	sc := newStatsConn(t, p.base)
 	c := dial(t, p.base)
 	io.WriteString(c, partialBatch)
 	deadline := time.Now().Add(30 * time.Second)
-	for s := sc.get(t); s.Connections != 2; s = sc.get(t) {
+	for n := sc.inFlight(t); n != "2"; n = sc.inFlight(t) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the upload was never accepted: %+v", s)
+			t.Fatalf("the upload never reached the handler: %s in flight", n)
 		}
 	}
 }
