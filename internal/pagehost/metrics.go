@@ -1,6 +1,7 @@
 package pagehost
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"net/http"
@@ -81,7 +82,7 @@ func (m *metrics) write(w io.Writer) {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b requestKey) int {
-		return cmpInts(slices.Index(metricRoutes, a.route), slices.Index(metricRoutes, b.route), a.code, b.code)
+		return cmp.Or(cmp.Compare(slices.Index(metricRoutes, a.route), slices.Index(metricRoutes, b.route)), cmp.Compare(a.code, b.code))
 	})
 	for _, k := range keys {
 		fmt.Fprintf(w, "pagequeue_http_requests_total{route=%q,code=\"%d\"} %d\n", k.route, k.code, m.requests[k])
@@ -100,13 +101,6 @@ func (m *metrics) write(w io.Writer) {
 		}
 		fmt.Fprintf(w, "%s_sum{route=%q} %s\n%s_count{route=%q} %d\n", name, r, formatFloat(h.sum), name, r, total)
 	}
-}
-
-func cmpInts(a1, b1, a2, b2 int) int {
-	if a1 != b1 {
-		return a1 - b1
-	}
-	return a2 - b2
 }
 
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
