@@ -183,32 +183,3 @@ func (c *procCluster) waitHealthy(streams ...string) {
 	}
 }
 
-// repeatedIDs counts the messages of stream whose publish ID
-// (Nats-Msg-Id) an earlier message of it has: a repeat the server should
-// have dropped as a duplicate.
-func (c *procCluster) repeatedIDs(stream string) (int, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cons, err := c.js.OrderedConsumer(ctx, stream, jetstream.OrderedConsumerConfig{})
-	if err != nil {
-		return 0, err
-	}
-	info, err := c.streamInfo(stream)
-	if err != nil {
-		return 0, err
-	}
-	seen, repeats := map[string]bool{}, 0
-	for range info.State.Msgs {
-		m, err := cons.Next(jetstream.FetchMaxWait(5 * time.Second))
-		if err != nil {
-			return repeats, err
-		}
-		if id := m.Headers().Get(jetstream.MsgIDHeader); id != "" {
-			if seen[id] {
-				repeats++
-			}
-			seen[id] = true
-		}
-	}
-	return repeats, nil
-}
