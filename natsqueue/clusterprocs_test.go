@@ -182,4 +182,3 @@ func (c *procCluster) waitHealthy(streams ...string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
-
