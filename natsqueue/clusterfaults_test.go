@@ -36,8 +36,9 @@ const (
 // and restarted (one round; five with -faults.long). The host is never
 // crashed. After draining, the history shows 0 acknowledged sends lost,
 // 0 deliveries before their send delay or retry delay, attempts never
-// going back nor past MaxRetries+1, the bounded queue never above its
-// MaxPending, and a new Platform reads exact counters from the cluster.
+// going back nor past MaxRetries+1, no message handled more than
+// MaxRetries+1 times, the bounded queue never above its MaxPending, and a
+// new Platform reads exact counters from the cluster. -v logs a summary.
 func TestClusterProcessFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a cluster of processes under faults takes about a minute")
@@ -49,13 +50,13 @@ func TestClusterProcessFaults(t *testing.T) {
 	c := startProcCluster(t)
 	p, closeP, streams := openFaultPlatform(t, c)
 	h := newFaultHistory(t)
-	stopConsumers := runFaultConsumers(p, h, "fq", "dlq")
-	stopProducers := runFaultProducers(p, h, c, streams[2])
+	stopConsumers := runFaultConsumers(t, p, h, "fq", "dlq")
+	stopProducers := runFaultProducers(t, p, h, c, streams[2])
 	for range rounds {
 		c.faultRound(h, streams)
 	}
 	stopProducers()
-	stopBounded := runFaultConsumers(p, h, "bq")
+	stopBounded := runFaultConsumers(t, p, h, "bq")
 	waitFaultDrained(t, c, h, streams)
 	stopConsumers()
 	stopBounded()
@@ -105,8 +106,8 @@ func openFaultPlatform(t *testing.T, c *procCluster) (*Platform, func() error, [
 }
 
 // runFaultConsumers runs the queues' consumers; the function returned
-// stops them and waits.
-func runFaultConsumers(p *Platform, h *faultHistory, queues ...string) func() {
+// stops them and waits (at the latest when the test ends).
+func runFaultConsumers(t *testing.T, p *Platform, h *faultHistory, queues ...string) func() {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for _, q := range queues {
@@ -117,7 +118,9 @@ func runFaultConsumers(p *Platform, h *faultHistory, queues ...string) func() {
 		wg.Add(1)
 		go func() { defer wg.Done(); _ = p.Run(ctx, q, handler) }()
 	}
-	return func() { cancel(); wg.Wait() }
+	stop := func() { cancel(); wg.Wait() }
+	t.Cleanup(stop)
+	return stop
 }
 
 // handleFQ acks, retries or dead-letters fq's messages by their number.
@@ -164,8 +167,8 @@ func idNumber(id string) int {
 
 // runFaultProducers runs two producers on fq, one every 10 ms each, one
 // on bq as fast as it may, and a sampler of bq's stream size; the function
-// returned stops them and waits.
-func runFaultProducers(p *Platform, h *faultHistory, c *procCluster, bqStream string) func() {
+// returned stops them and waits (at the latest when the test ends).
+func runFaultProducers(t *testing.T, p *Platform, h *faultHistory, c *procCluster, bqStream string) func() {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for g := range 2 {
@@ -183,7 +186,9 @@ func runFaultProducers(p *Platform, h *faultHistory, c *procCluster, bqStream st
 			time.Sleep(50 * time.Millisecond)
 		}
 	}()
-	return func() { cancel(); wg.Wait() }
+	stop := func() { cancel(); wg.Wait() }
+	t.Cleanup(stop)
+	return stop
 }
 
 // produce sends queue's messages <queue>-<first>, <queue>-<first+step>, …
