@@ -51,13 +51,11 @@ type Platform struct {
 	embed  *server.Server // the embedded server, nil on URLs
 	idBase string         // 16 hex digits, random per Platform
 
-	// cfg keeps the deployment's configuration, as MemoryPlatform does:
-	// bindings, grants and consumer settings (never its queues).
-	cfg *hostbridge.MemoryPlatform
-
 	mu       sync.Mutex
 	seq      uint64
-	bindings map[string]string      // binding → queue, as in cfg
+	bindings map[string]string // binding → queue (config.go)
+	granted  map[string]bool
+	settings map[string]hostbridge.ConsumerSettings
 	queues   map[string]*queueState // queues whose stream and consumer exist
 	limits   map[string]queueLimits
 
@@ -80,8 +78,7 @@ func Open(opts Options) (*Platform, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Platform{opts: opts, cfg: hostbridge.NewMemoryPlatform(), bindings: map[string]string{},
-		queues: map[string]*queueState{}, limits: map[string]queueLimits{}, retryUnit: time.Second}
+	p := newPlatform(opts)
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	p.idBase = hex.EncodeToString(b[:])
@@ -105,6 +102,14 @@ func Open(opts Options) (*Platform, error) {
 	p.stopFlush, p.flushDone = make(chan struct{}), make(chan struct{})
 	go p.flusher(p.stopFlush, p.flushDone)
 	return p, nil
+}
+
+// newPlatform is a Platform of opts with no connection and no
+// configuration.
+func newPlatform(opts Options) *Platform {
+	return &Platform{opts: opts, bindings: map[string]string{}, granted: map[string]bool{},
+		settings: map[string]hostbridge.ConsumerSettings{}, queues: map[string]*queueState{},
+		limits: map[string]queueLimits{}, retryUnit: time.Second}
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -206,43 +211,6 @@ func (p *Platform) shutdownEmbedded() {
 // Conn returns the platform's connection (for hosts that also want plain
 // NATS, and for tests).
 func (p *Platform) Conn() *nats.Conn { return p.nc }
-
-// Bind configures binding to send to queue.
-func (p *Platform) Bind(binding, queue string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.bindings[binding] = queue
-	p.cfg.Bind(binding, queue)
-}
-
-// Grant grants the bindings to the app.
-func (p *Platform) Grant(bindings ...string) { p.cfg.Grant(bindings...) }
-
-// GrantJSON grants what a host permission text such as
-// {"QUEUE":["PAGE_QUEUE"]} names under "QUEUE".
-func (p *Platform) GrantJSON(permissions string) error { return p.cfg.GrantJSON(permissions) }
-
-// Bound implements hostbridge.Platform: binding is granted and configured.
-// It asks the server nothing.
-func (p *Platform) Bound(binding string) bool { return p.cfg.Bound(binding) }
-
-// SetConsumer sets the consumer settings of queue, with MemoryPlatform's
-// defaults and ranges, or returns an error and changes nothing. They apply
-// from the next batch on.
-func (p *Platform) SetConsumer(queue string, s hostbridge.ConsumerSettings) error {
-	return p.cfg.SetConsumer(queue, s)
-}
-
-// Consumer returns the consumer settings of queue.
-func (p *Platform) Consumer(queue string) hostbridge.ConsumerSettings { return p.cfg.Consumer(queue) }
-
-// queueOf is the queue binding sends to.
-func (p *Platform) queueOf(binding string) (string, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	q, ok := p.bindings[binding]
-	return q, ok
-}
 
 func (p *Platform) newID() string {
 	p.mu.Lock()
