@@ -39,12 +39,12 @@ func (p *Platform) Run(ctx context.Context, queue string, handler func(hostbridg
 // handler as one queue Event; applies the outcome and reports it. It
 // returns false when ctx ended first (or the server failed: the error).
 func (p *Platform) Deliver(ctx context.Context, queue string, handler func(hostbridge.Event) error) (hostbridge.DeliveryResult, bool, error) {
-	q, err := p.ensureQueue(queue)
+	q, err := p.ensureQueue(ctx, queue)
 	if err != nil {
 		return hostbridge.DeliveryResult{}, false, err
 	}
 	s := p.Consumer(queue)
-	l := p.startLease()
+	l := p.startLease(queue)
 	defer l.end()
 	msgs, err := p.take(ctx, q, s, l)
 	if len(msgs) == 0 {
@@ -58,30 +58,39 @@ func (p *Platform) Deliver(ctx context.Context, queue string, handler func(hostb
 	return p.finish(d), true, nil
 }
 
-// take waits for a first message, then fills the batch.
+// take waits for a first message, then fills the batch. When ctx ends or a
+// pull fails while the batch fills, the batch is what it has (the error
+// logged: its messages are delivered all the same).
 func (p *Platform) take(ctx context.Context, q *queueState, s hostbridge.ConsumerSettings, l *lease) ([]jetstream.Msg, error) {
 	msgs, err := fetch(q.cons, l, s.MaxBatchSize, 0)
 	for len(msgs) == 0 {
 		if ctx.Err() != nil || err != nil {
 			return nil, err
 		}
-		wait := pollWait
-		if dl, ok := ctx.Deadline(); ok {
-			wait = min(wait, time.Until(dl))
-		}
-		msgs, err = fetch(q.cons, l, 1, wait)
+		msgs, err = fetch(q.cons, l, 1, waitWithin(ctx, pollWait))
 	}
 	oldest := readyAt(msgs[0])
-	for err == nil && len(msgs) < s.MaxBatchSize {
+	for err == nil && len(msgs) < s.MaxBatchSize && ctx.Err() == nil {
 		left := s.MaxBatchTimeout - time.Since(oldest)
 		if left <= 0 {
 			break
 		}
 		var more []jetstream.Msg
-		more, err = fetch(q.cons, l, s.MaxBatchSize-len(msgs), left)
+		more, err = fetch(q.cons, l, s.MaxBatchSize-len(msgs), waitWithin(ctx, min(left, pollWait)))
 		msgs = append(msgs, more...)
 	}
+	if err != nil {
+		p.log().Warn("natsqueue: filling a batch", "queue", q.name, "err", err)
+	}
 	return msgs, nil
+}
+
+// waitWithin is d, or less when ctx ends sooner.
+func waitWithin(ctx context.Context, d time.Duration) time.Duration {
+	if dl, ok := ctx.Deadline(); ok {
+		d = min(d, time.Until(dl))
+	}
+	return d
 }
 
 // fetch pulls up to n messages, waiting up to wait for them all (0: only
@@ -144,7 +153,7 @@ type lease struct {
 	done chan struct{}
 }
 
-func (p *Platform) startLease() *lease {
+func (p *Platform) startLease(queue string) *lease {
 	l := &lease{stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
@@ -157,7 +166,9 @@ func (p *Platform) startLease() *lease {
 			case <-t.C:
 				l.mu.Lock()
 				for _, m := range l.msgs {
-					_ = m.InProgress()
+					if err := m.InProgress(); err != nil {
+						p.log().Warn("natsqueue: in progress", "queue", queue, "err", err)
+					}
 				}
 				l.mu.Unlock()
 			}
@@ -280,7 +291,9 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 	deltas[cDeadLettered], deltas[cDropped] = int64(len(r.DeadLettered)), int64(len(r.Dropped))
 	p.add(d.q, deltas)
 	for _, act := range acts {
-		_ = act()
+		if err := act(); err != nil {
+			p.log().Warn("natsqueue: ack, nak or term", "queue", d.q.name, "err", err)
+		}
 	}
 	return r
 }
@@ -303,6 +316,7 @@ func (p *Platform) giveUp(d *delivery, m jetstream.Msg, hm hostbridge.Message, r
 		return m.Term
 	}
 	if err := p.deadLetter(dlq, m, hm); err != nil {
+		p.log().Warn("natsqueue: dead-letter copy (retried in 1 s)", "queue", d.q.name, "id", hm.ID, "err", err)
 		r.Retried = append(r.Retried, hostbridge.RetryMessage{ID: hm.ID, DelaySeconds: 1})
 		return p.retry(m, 1)
 	}
@@ -315,7 +329,7 @@ func (p *Platform) giveUp(d *delivery, m jetstream.Msg, hm hostbridge.Message, r
 // from, so a copy stored twice (the host died before Term) is dropped
 // within the duplicate window.
 func (p *Platform) deadLetter(dlq string, m jetstream.Msg, hm hostbridge.Message) error {
-	q, err := p.ensureQueue(dlq)
+	q, err := p.ensureQueue(context.Background(), dlq)
 	if err != nil {
 		return err
 	}

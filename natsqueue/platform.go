@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -39,6 +40,10 @@ type Options struct {
 	// Timeout bounds every call to the server: a send that gets no answer
 	// within it fails with the platform's reason (default 5 s).
 	Timeout time.Duration
+	// Logger gets the errors no caller can be given: a failed ack, nak or
+	// in-progress notice, a failed pull while a batch fills, a counter that
+	// could not be stored or read yet (default slog.Default()).
+	Logger *slog.Logger
 }
 
 // Platform is a hostbridge.Platform whose queues are NATS JetStream
@@ -63,6 +68,7 @@ type Platform struct {
 	stats     jetstream.Stream
 	stopFlush chan struct{}
 	flushDone chan struct{}
+	closeOnce sync.Once
 
 	// retryUnit is the length of a retry delay's second: time.Second, but
 	// tests shorten it to replay rows with 30 s retries in real time.
@@ -187,18 +193,30 @@ func StartServer(dir string, port int) (*server.Server, error) {
 	return s, nil
 }
 
-// Close stores the last send counts, closes the connection and stops the
+// Close stores the last counts, closes the connection and stops the
 // embedded server, if any. Messages already accepted stay in the streams.
+// Closing again does nothing.
 func (p *Platform) Close() error {
-	if p.stopFlush != nil {
-		close(p.stopFlush)
-		<-p.flushDone
-	}
-	if p.nc != nil {
-		p.nc.Close()
-	}
-	p.shutdownEmbedded()
+	p.closeOnce.Do(func() {
+		if p.stopFlush != nil {
+			close(p.stopFlush)
+			<-p.flushDone
+		}
+		if p.nc != nil {
+			p.nc.Close()
+		}
+		p.shutdownEmbedded()
+	})
 	return nil
+}
+
+// log is where errors no caller can be given go: Options.Logger, else
+// slog.Default().
+func (p *Platform) log() *slog.Logger {
+	if p.opts.Logger != nil {
+		return p.opts.Logger
+	}
+	return slog.Default()
 }
 
 func (p *Platform) shutdownEmbedded() {

@@ -250,8 +250,8 @@ func TestExhaustedSkipsHandler(t *testing.T) {
 	p := openSingle(t)
 	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout, s.MaxRetries = 0, 0 })
 	send(t, p, `1`, 0)
-	q, _ := p.ensureQueue("q")
-	l := p.startLease()
+	q, _ := p.ensureQueue(context.Background(), "q")
+	l := p.startLease("q")
 	defer l.end()
 	for range 2 { // two deliveries that end without an outcome
 		msgs, err := fetch(q.cons, l, 1, 30*time.Second)

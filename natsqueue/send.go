@@ -90,21 +90,39 @@ func (p *Platform) Enqueue(ctx context.Context, queue string, m hostbridge.Messa
 	return o.id, p.publish(ctx, queue, []outMsg{o})
 }
 
+// msgNoAnswer starts the reason of a send the server did not answer in
+// time (or before the caller's context ended).
+const msgNoAnswer = "no answer from NATS JetStream: "
+
 // publish stores msgs on queue's stream, pipelined, and waits for every
-// acknowledgement within Options.Timeout.
+// acknowledgement within Options.Timeout. A ctx that has already ended
+// fails it with ctx.Err() and nothing sent; one that ends (or the Timeout)
+// before the server answers fails it with msgNoAnswer and ctx's error.
 func (p *Platform) publish(ctx context.Context, queue string, msgs []outMsg) error {
-	q, err := p.ensureQueue(queue)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ctx, cancel := p.callCtx(ctx)
+	defer cancel()
+	err := p.store(ctx, queue, msgs)
+	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrQueueFull) {
+		return fmt.Errorf(msgNoAnswer+"%w", ctx.Err())
+	}
+	return err
+}
+
+// store is publish within ctx.
+func (p *Platform) store(ctx context.Context, queue string, msgs []outMsg) error {
+	q, err := p.ensureQueue(ctx, queue)
 	if err != nil {
 		return err
 	}
-	if full, err := p.full(q, len(msgs)); err != nil || full {
+	if full, err := p.full(ctx, q, len(msgs)); err != nil || full {
 		if err == nil {
 			err = ErrQueueFull
 		}
 		return err
 	}
-	ctx, cancel := p.callCtx(ctx)
-	defer cancel()
 	if len(msgs) == 1 {
 		m, opts := q.names.natsMsg(msgs[0])
 		if _, err := p.js.PublishMsg(ctx, m, opts...); err != nil {
@@ -140,7 +158,7 @@ func waitAcks(ctx context.Context, futures []jetstream.PubAckFuture) error {
 				first = err
 			}
 		case <-ctx.Done():
-			return fmt.Errorf("no answer from NATS JetStream: %w", ctx.Err())
+			return ctx.Err()
 		}
 	}
 	return first

@@ -157,11 +157,11 @@ const pendingCache = 100 * time.Millisecond
 // pending is the number of messages on q's stream (ready, delayed, in
 // flight, waiting for a retry), read at most every pendingCache, plus the
 // messages sent since.
-func (p *Platform) pending(q *queueState) (int64, error) {
+func (p *Platform) pending(ctx context.Context, q *queueState) (int64, error) {
 	q.pmu.Lock()
 	defer q.pmu.Unlock()
 	if time.Since(q.pendingAt) > pendingCache {
-		ctx, cancel := p.ctx()
+		ctx, cancel := p.callCtx(ctx)
 		defer cancel()
 		info, err := q.stream.Info(ctx)
 		if err != nil {
@@ -179,14 +179,17 @@ func (p *Platform) pending(q *queueState) (int64, error) {
 // kept (0). While the server cannot be reached it returns zeros, or what
 // it counted, with the last Pending it read.
 func (p *Platform) Stats(queue string) hostbridge.QueueStats {
-	q, err := p.ensureQueue(queue)
+	q, err := p.ensureQueue(context.Background(), queue)
 	if err != nil {
+		p.log().Warn("natsqueue: stats", "queue", queue, "err", err)
 		return hostbridge.QueueStats{}
 	}
 	c := &q.counts
 	s := hostbridge.QueueStats{Sent: c[cSent].Load(), Delivered: c[cDelivered].Load(), Acked: c[cAcked].Load(),
 		Retried: c[cRetried].Load(), DeadLettered: c[cDeadLettered].Load(), Dropped: c[cDropped].Load()}
-	s.Pending, _ = p.pending(q)
+	if s.Pending, err = p.pending(context.Background(), q); err != nil {
+		p.log().Warn("natsqueue: stats: pending", "queue", queue, "err", err)
+	}
 	if gone := s.Sent - s.Acked - s.DeadLettered - s.Dropped - s.Pending; gone > 0 && q.limited.Load() {
 		s.Dropped += gone
 	}
@@ -211,7 +214,7 @@ func (p *Platform) SetLimits(queue string, maxPending, maxMsgs int) error {
 	p.mu.Lock()
 	p.limits[queue] = queueLimits{maxPending: int64(maxPending), maxMsgs: int64(maxMsgs)}
 	p.mu.Unlock()
-	q, err := p.ensureQueue(queue)
+	q, err := p.ensureQueue(context.Background(), queue)
 	if err != nil {
 		return err
 	}
@@ -227,14 +230,14 @@ func (p *Platform) SetLimits(queue string, maxPending, maxMsgs int) error {
 type queueLimits struct{ maxPending, maxMsgs int64 }
 
 // full reports whether n more messages would take q over its MaxPending.
-func (p *Platform) full(q *queueState, n int) (bool, error) {
+func (p *Platform) full(ctx context.Context, q *queueState, n int) (bool, error) {
 	p.mu.Lock()
 	max := p.limits[q.name].maxPending
 	p.mu.Unlock()
 	if max <= 0 {
 		return false, nil
 	}
-	pend, err := p.pending(q)
+	pend, err := p.pending(ctx, q)
 	return pend+int64(n) > max, err
 }
 

@@ -1,6 +1,7 @@
 package natsqueue
 
 import (
+	"context"
 	"encoding/hex"
 	"fmt"
 	"sync"
@@ -60,7 +61,7 @@ const duplicateWindow = 2 * time.Minute
 // ensureQueue creates queue's stream and durable consumer once per Platform
 // (idempotent on the server: a restarted host finds them as they were) and
 // reads its counters.
-func (p *Platform) ensureQueue(queue string) (*queueState, error) {
+func (p *Platform) ensureQueue(ctx context.Context, queue string) (*queueState, error) {
 	p.mu.Lock()
 	q := p.queues[queue]
 	maxMsgs := p.limits[queue].maxMsgs
@@ -70,7 +71,7 @@ func (p *Platform) ensureQueue(queue string) (*queueState, error) {
 	}
 	q = &queueState{name: queue, names: p.namesOf(queue)}
 	n := q.names
-	ctx, cancel := p.ctx()
+	ctx, cancel := p.callCtx(ctx)
 	defer cancel()
 	var err error
 	q.stream, err = p.js.CreateOrUpdateStream(ctx, p.streamConfig(n, maxMsgs))
