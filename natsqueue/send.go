@@ -117,51 +117,61 @@ func (p *Platform) store(ctx context.Context, queue string, msgs []outMsg) error
 	if err != nil {
 		return err
 	}
-	if full, err := p.full(ctx, q, len(msgs)); err != nil || full {
-		if err == nil {
-			err = ErrQueueFull
-		}
+	release, err := p.reserve(ctx, q, len(msgs))
+	if err != nil {
 		return err
 	}
-	if len(msgs) == 1 {
-		m, opts := q.names.natsMsg(msgs[0])
-		if _, err := p.js.PublishMsg(ctx, m, opts...); err != nil {
-			return err
-		}
-		p.countSent(q, 1)
-		return nil
-	}
-	futures := make([]jetstream.PubAckFuture, 0, len(msgs))
-	for _, o := range msgs {
-		m, opts := q.names.natsMsg(o)
-		f, err := p.js.PublishMsgAsync(m, opts...)
-		if err != nil {
-			return err
-		}
-		futures = append(futures, f)
-	}
-	err = waitAcks(ctx, futures)
-	if err == nil {
-		p.countSent(q, len(futures))
-	}
+	stored, err := p.publishAll(ctx, q, msgs)
+	p.countSent(q, stored)
+	release(err != nil)
 	return err
 }
 
-// waitAcks waits for every future and returns the first error.
-func waitAcks(ctx context.Context, futures []jetstream.PubAckFuture) error {
+// publishAll publishes msgs on q's stream and returns how many the server
+// confirmed it stored, and the first error.
+func (p *Platform) publishAll(ctx context.Context, q *queueState, msgs []outMsg) (int, error) {
+	if len(msgs) == 1 {
+		m, opts := q.names.natsMsg(msgs[0])
+		if _, err := p.js.PublishMsg(ctx, m, opts...); err != nil {
+			return 0, err
+		}
+		return 1, nil
+	}
+	futures := make([]jetstream.PubAckFuture, 0, len(msgs))
+	var err error
+	for _, o := range msgs {
+		m, opts := q.names.natsMsg(o)
+		var f jetstream.PubAckFuture
+		if f, err = p.js.PublishMsgAsync(m, opts...); err != nil {
+			break
+		}
+		futures = append(futures, f)
+	}
+	ok, ackErr := waitAcks(ctx, futures)
+	if err == nil {
+		err = ackErr
+	}
+	return ok, err
+}
+
+// waitAcks waits for every future and returns how many the server
+// confirmed, and the first error.
+func waitAcks(ctx context.Context, futures []jetstream.PubAckFuture) (int, error) {
 	var first error
+	ok := 0
 	for _, f := range futures {
 		select {
 		case <-f.Ok():
+			ok++
 		case err := <-f.Err():
 			if first == nil {
 				first = err
 			}
 		case <-ctx.Done():
-			return ctx.Err()
+			return ok, ctx.Err()
 		}
 	}
-	return first
+	return ok, first
 }
 
 // natsMsg is o as a JetStream message: on the ready subject, or for a delay

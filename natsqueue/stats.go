@@ -131,7 +131,7 @@ func (p *Platform) add(q *queueState, deltas [nCounters]int64) {
 	}
 	ctx, cancel := p.ctx()
 	defer cancel()
-	_ = waitAcks(ctx, futures)
+	_, _ = waitAcks(ctx, futures)
 }
 
 // publishCount adds d to counter c of q on the server: it waits for the
@@ -147,29 +147,8 @@ func (p *Platform) publishCount(q *queueState, c int, d int64, wait bool) []jets
 	}
 	ctx, cancel := p.ctx()
 	defer cancel()
-	_ = waitAcks(ctx, []jetstream.PubAckFuture{f})
+	_, _ = waitAcks(ctx, []jetstream.PubAckFuture{f})
 	return nil
-}
-
-// pendingCache is how long a queue's stream size is reused.
-const pendingCache = 100 * time.Millisecond
-
-// pending is the number of messages on q's stream (ready, delayed, in
-// flight, waiting for a retry), read at most every pendingCache, plus the
-// messages sent since.
-func (p *Platform) pending(ctx context.Context, q *queueState) (int64, error) {
-	q.pmu.Lock()
-	defer q.pmu.Unlock()
-	if time.Since(q.pendingAt) > pendingCache {
-		ctx, cancel := p.callCtx(ctx)
-		defer cancel()
-		info, err := q.stream.Info(ctx)
-		if err != nil {
-			return 0, err
-		}
-		q.pendingVal, q.pendingAt, q.pendingSent = int64(info.State.Msgs), time.Now(), q.counts[cSent].Load()
-	}
-	return q.pendingVal + q.counts[cSent].Load() - q.pendingSent, nil
 }
 
 // Stats returns queue's counters: Sent, Delivered, Acked, Retried,
@@ -194,51 +173,6 @@ func (p *Platform) Stats(queue string) hostbridge.QueueStats {
 		s.Dropped += gone
 	}
 	return s
-}
-
-// ErrQueueFull is the reason Send and SendBatch refuse messages that would
-// take a queue over its MaxPending (SetLimits).
-var ErrQueueFull = errors.New("queue is full: too many messages pending")
-
-// SetLimits bounds queue from now on: Send and SendBatch refuse, with
-// ErrQueueFull and sending nothing, messages that would take it over
-// maxPending messages (0: no bound; the check reads the stream's size at
-// most every 100 ms and counts this Platform's sends since, so producers
-// elsewhere may overshoot it); and its stream keeps at most maxMsgs
-// messages, discarding the oldest (0: no bound): for a dead-letter queue
-// nobody consumes. Stats counts the discarded ones as Dropped.
-func (p *Platform) SetLimits(queue string, maxPending, maxMsgs int) error {
-	if maxPending < 0 || maxMsgs < 0 {
-		return errors.New("natsqueue: limits must not be negative")
-	}
-	p.mu.Lock()
-	p.limits[queue] = queueLimits{maxPending: int64(maxPending), maxMsgs: int64(maxMsgs)}
-	p.mu.Unlock()
-	q, err := p.ensureQueue(context.Background(), queue)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := p.ctx()
-	defer cancel()
-	if _, err := p.js.UpdateStream(ctx, p.streamConfig(q.names, int64(maxMsgs))); err != nil {
-		return fmt.Errorf("stream %s: %w", q.names.stream, err)
-	}
-	q.limited.Store(maxMsgs > 0)
-	return nil
-}
-
-type queueLimits struct{ maxPending, maxMsgs int64 }
-
-// full reports whether n more messages would take q over its MaxPending.
-func (p *Platform) full(ctx context.Context, q *queueState, n int) (bool, error) {
-	p.mu.Lock()
-	max := p.limits[q.name].maxPending
-	p.mu.Unlock()
-	if max <= 0 {
-		return false, nil
-	}
-	pend, err := p.pending(ctx, q)
-	return pend+int64(n) > max, err
 }
 
 // countSent counts n messages stored on q; the flusher stores the count.

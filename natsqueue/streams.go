@@ -142,4 +142,5 @@ type queueState struct {
 	pendingAt   time.Time // when pendingVal was read
 	pendingVal  int64
 	pendingSent int64 // counts[cSent] then
+	reserved    int64 // room taken by sends not yet stored and counted (reserve)
 }
