@@ -219,7 +219,12 @@ func (p *Platform) newDelivery(q *queueState, s hostbridge.ConsumerSettings, msg
 }
 
 // message is m as a hostbridge.Message, and how many times this queue
-// delivered it.
+// delivered it. Its attempts are those its stored copy carries: a retry is
+// a new copy with attempts + 1 (see retryCopies), so they only grow, and a
+// redelivery of the same copy (its host died holding it, or the server
+// lost its record of the delivery) keeps them. The deliveries count every
+// one of the copy's deliveries too, so a message whose host dies every
+// time still reaches its MaxRetries.
 func message(m jetstream.Msg) (hostbridge.Message, int) {
 	h := m.Headers()
 	md, err := m.Metadata()
@@ -237,7 +242,9 @@ func message(m jetstream.Msg) (hostbridge.Message, int) {
 		hm.Attempts = a
 	}
 	tries := int(md.NumDelivered)
-	hm.Attempts += tries - 1
+	if n, err := strconv.Atoi(h.Get(hdrTries)); err == nil && n > 0 {
+		tries += n
+	}
 	hm.Body = bodyValue(h.Get(hdrType), m.Data())
 	return hm, tries
 }
@@ -266,6 +273,7 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 	d.b.ReportCalls(&r)
 	hms := d.b.Messages()
 	var acts []func() error
+	var retries []retryCopy
 	for i, m := range d.taken {
 		id, o := hms[i].ID, d.b.Outcome(i)
 		r.IDs[i] = id
@@ -277,7 +285,7 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 			acts = append(acts, p.giveUp(d, m, hms[i], &r))
 		default:
 			delay := o.RetryDelay(d.s)
-			acts = append(acts, p.retry(m, delay))
+			retries = append(retries, retryCopy{m: m, hm: hms[i], tries: d.tries[i], delay: delay})
 			r.Retried = append(r.Retried, hostbridge.RetryMessage{ID: id, DelaySeconds: delay})
 		}
 	}
@@ -285,6 +293,7 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 		hm, _ := message(m)
 		acts = append(acts, p.giveUp(d, m, hm, &r))
 	}
+	acts = append(acts, p.storeRetries(d.q, retries)...)
 	var deltas [nCounters]int64
 	deltas[cDelivered] = int64(len(d.taken) + len(d.exhausted))
 	deltas[cAcked], deltas[cRetried] = int64(len(r.Acked)), int64(len(r.Retried))
@@ -296,6 +305,67 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 		}
 	}
 	return r
+}
+
+// retryCopy is a message to retry: m as delivered, as the handler saw it,
+// its deliveries from the queue, its delay.
+type retryCopy struct {
+	m     jetstream.Msg
+	hm    hostbridge.Message
+	tries int
+	delay int // seconds
+}
+
+// storeRetries stores, for each retried message, a copy with attempts + 1
+// that is due after its delay: a schedule on the stream, as a delayed send
+// is, so that it never comes back early, whatever restarts, crashes or
+// fails over; a delay of 0 goes straight to ready. It returns the acks of
+// the originals, to send once the copies are stored (a host that dies in
+// between leaves both: at least once). A copy's publish ID names the
+// original's stream sequence, so the original coming back and failing
+// again stores no second copy. A copy the server did not take falls back
+// to a nak with the delay.
+func (p *Platform) storeRetries(q *queueState, rs []retryCopy) []func() error {
+	if len(rs) == 0 {
+		return nil
+	}
+	ctx, cancel := p.ctx()
+	defer cancel()
+	futures := make([]jetstream.PubAckFuture, len(rs))
+	for i, rc := range rs {
+		msg, opts := q.names.natsMsg(retryOf(rc, p.retryUnit))
+		f, err := p.js.PublishMsgAsync(msg, opts...)
+		if err != nil {
+			p.log().Warn("natsqueue: retry copy (nak instead)", "queue", q.name, "id", rc.hm.ID, "err", err)
+			continue
+		}
+		futures[i] = f
+	}
+	acts := make([]func() error, len(rs))
+	for i, rc := range rs {
+		acts[i] = p.retry(rc.m, rc.delay)
+		if futures[i] == nil {
+			continue
+		}
+		if _, err := waitAcks(ctx, futures[i:i+1]); err != nil {
+			p.log().Warn("natsqueue: retry copy (nak instead)", "queue", q.name, "id", rc.hm.ID, "err", err)
+			continue
+		}
+		acts[i] = rc.m.Ack
+	}
+	return acts
+}
+
+// retryOf is the copy of rc that retries it, with a delay's second unit
+// long.
+func retryOf(rc retryCopy, unit time.Duration) outMsg {
+	h := rc.m.Headers()
+	o := outMsg{id: rc.hm.ID, sentAt: rc.hm.Timestamp, attempts: rc.hm.Attempts + 1, tries: rc.tries,
+		body: rc.m.Data(), ctype: h.Get(hdrType), delay: time.Duration(rc.delay) * unit}
+	if md, err := rc.m.Metadata(); err == nil {
+		o.dedupe = "rt:" + md.Stream + ":" + strconv.FormatUint(md.Sequence.Stream, 10)
+	}
+	return o
 }
 
 // retry is the nak of m with a delay.

@@ -203,7 +203,7 @@ func TestDueTime(t *testing.T) {
 		secs int
 		want time.Duration
 	}{{0, 1, time.Second}, {1, 1, 2 * time.Second}, {999 * time.Millisecond, 43200, 43201 * time.Second}} {
-		if got := dueTime(base.Add(tc.now), tc.secs).Sub(base); got != tc.want {
+		if got := dueTime(base.Add(tc.now), seconds(tc.secs)).Sub(base); got != tc.want {
 			t.Errorf("dueTime(+%v, %d) = +%v, want +%v", tc.now, tc.secs, got, tc.want)
 		}
 	}

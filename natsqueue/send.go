@@ -18,7 +18,8 @@ import (
 const (
 	hdrID       = "Hb-Id"       // the message ID, kept across retries and dead-lettering
 	hdrSentAt   = "Hb-Sent-At"  // the send time, Unix nanoseconds
-	hdrAttempts = "Hb-Attempts" // attempts of the first delivery, when not 1 (Enqueue)
+	hdrAttempts = "Hb-Attempts" // attempts of every delivery of this copy, when not 1 (Enqueue, a retry)
+	hdrTries    = "Hb-Tries"    // deliveries from this queue before this copy (a retry)
 	hdrType     = "Hb-Type"     // the content type, when not json
 )
 
@@ -26,11 +27,12 @@ const (
 type outMsg struct {
 	id       string
 	sentAt   time.Time
-	attempts int // of its first delivery
+	attempts int // of its deliveries
+	tries    int // deliveries from its queue before it (a retry's)
 	body     []byte
 	ctype    string
-	delay    int    // seconds
-	dedupe   string // the Nats-Msg-Id, if any
+	delay    time.Duration // 0 or at least a second
+	dedupe   string        // the Nats-Msg-Id, if any
 }
 
 // Send implements hostbridge.Platform: it stores one message on the
@@ -59,7 +61,7 @@ func (p *Platform) SendBatch(ctx context.Context, binding string, msgs []hostbri
 	now := time.Now()
 	out := make([]outMsg, len(msgs))
 	for i, m := range msgs {
-		out[i] = outMsg{id: p.newID(), sentAt: now, attempts: 1, body: m.Body, ctype: m.ContentType, delay: m.DelaySeconds}
+		out[i] = outMsg{id: p.newID(), sentAt: now, attempts: 1, body: m.Body, ctype: m.ContentType, delay: seconds(m.DelaySeconds)}
 	}
 	return p.publish(ctx, queue, out)
 }
@@ -70,7 +72,7 @@ func (p *Platform) SendBatch(ctx context.Context, binding string, msgs []hostbri
 // (content type json), a string (text) or a []byte (bytes); consumers get
 // the same Go type back. The delay is clamped to 0…MaxDelaySeconds.
 func (p *Platform) Enqueue(ctx context.Context, queue string, m hostbridge.Message, delaySeconds int) (string, error) {
-	o := outMsg{id: m.ID, sentAt: m.Timestamp, attempts: max(m.Attempts, 1), delay: min(max(delaySeconds, 0), hostbridge.MaxDelaySeconds)}
+	o := outMsg{id: m.ID, sentAt: m.Timestamp, attempts: max(m.Attempts, 1), delay: seconds(min(max(delaySeconds, 0), hostbridge.MaxDelaySeconds))}
 	switch b := m.Body.(type) {
 	case json.RawMessage:
 		o.body, o.ctype = b, "json"
@@ -184,6 +186,9 @@ func (n names) natsMsg(o outMsg) (*nats.Msg, []jetstream.PublishOpt) {
 	if o.attempts > 1 {
 		m.Header.Set(hdrAttempts, strconv.Itoa(o.attempts))
 	}
+	if o.tries > 0 {
+		m.Header.Set(hdrTries, strconv.Itoa(o.tries))
+	}
 	if o.ctype != "json" && o.ctype != "" {
 		m.Header.Set(hdrType, o.ctype)
 	}
@@ -198,11 +203,14 @@ func (n names) natsMsg(o outMsg) (*nats.Msg, []jetstream.PublishOpt) {
 	return m, opts
 }
 
-// dueTime is when a message sent at now with a delay of seconds may be
-// delivered: schedules have whole seconds, so the time is rounded up, never
-// down (a delay never fires early).
-func dueTime(now time.Time, seconds int) time.Time {
-	at := now.Add(time.Duration(seconds) * time.Second)
+// seconds is n seconds.
+func seconds(n int) time.Duration { return time.Duration(n) * time.Second }
+
+// dueTime is when a message sent at now with a delay may be delivered:
+// schedules have whole seconds, so the time is rounded up, never down (a
+// delay never fires early).
+func dueTime(now time.Time, delay time.Duration) time.Time {
+	at := now.Add(delay)
 	if t := at.Truncate(time.Second); t.Before(at) {
 		return t.Add(time.Second)
 	}
