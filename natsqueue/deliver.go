@@ -298,7 +298,12 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 	deltas[cDelivered] = int64(len(d.taken) + len(d.exhausted))
 	deltas[cAcked], deltas[cRetried] = int64(len(r.Acked)), int64(len(r.Retried))
 	deltas[cDeadLettered], deltas[cDropped] = int64(len(r.DeadLettered)), int64(len(r.Dropped))
-	p.add(d.q, deltas)
+	p.count(d.q, deltas)
+	ctx, cancel := p.ctx()
+	if err := p.flush(ctx, d.q); err != nil {
+		p.log().Warn("natsqueue: storing counts before acks (kept, tried again)", "queue", d.q.name, "err", err)
+	}
+	cancel()
 	for _, act := range acts {
 		if err := act(); err != nil {
 			p.log().Warn("natsqueue: ack, nak or term", "queue", d.q.name, "err", err)

@@ -18,15 +18,19 @@ import (
 // The counters of a queue, kept in JetStream so that they survive restarts:
 // a stream <Prefix>_STATS of counters (one subject
 // <Prefix>-stats.<queue>.<counter> per queue and counter, each message
-// adding to the subject's value with Nats-Incr). The Platform
-// keeps a copy it adds to as it goes, read from the stream once per queue.
+// adding to the subject's value with Nats-Incr). The Platform keeps a copy
+// it adds to as it goes, read from the stream once per queue.
 //
-// Their order with the messages makes them err one way only: sent is added
-// after the messages are stored (a crash in between undercounts it), acked,
-// deadLettered and dropped are stored before the acks and terms they count
-// (a crash in between overcounts them, when the message comes back and is
-// counted again). So once nothing is pending, acked + deadLettered +
-// dropped ≥ sent, whatever crashed when.
+// Every count is kept until the server confirms it (flush): the counts of
+// a flush go out under publish IDs of their own, and a flush the server
+// did not confirm is sent again under the same IDs, so the server drops
+// what it already has. So with no host crash the counters are exact (as
+// long as the server answers a count sent again within its 2 min duplicate
+// window). Sends are counted once stored and flushed within flushEvery; a
+// batch's counts are flushed before its acks, naks and terms are sent. So a
+// host crash loses at most the sends of its last flushEvery (and counts the
+// server had not confirmed), and counts again a message it delivered
+// again.
 const (
 	cSent = iota
 	cDelivered
@@ -119,38 +123,6 @@ func untilResponders(ctx context.Context, f func() error) error {
 	}
 }
 
-// add adds deltas to q's counters, here and on the server, and returns
-// once the server has them (or could not take them).
-func (p *Platform) add(q *queueState, deltas [nCounters]int64) {
-	var futures []jetstream.PubAckFuture
-	for i, d := range deltas {
-		if d != 0 {
-			q.counts[i].Add(d)
-			futures = append(futures, p.publishCount(q, i, d, false)...)
-		}
-	}
-	ctx, cancel := p.ctx()
-	defer cancel()
-	_, _ = waitAcks(ctx, futures)
-}
-
-// publishCount adds d to counter c of q on the server: it waits for the
-// answer with wait, else returns the future.
-func (p *Platform) publishCount(q *queueState, c int, d int64, wait bool) []jetstream.PubAckFuture {
-	m := &nats.Msg{Subject: q.names.counterSubject(p.opts.Prefix, c), Header: nats.Header{"Nats-Incr": {strconv.FormatInt(d, 10)}}}
-	f, err := p.js.PublishMsgAsync(m)
-	if err != nil {
-		return nil
-	}
-	if !wait {
-		return []jetstream.PubAckFuture{f}
-	}
-	ctx, cancel := p.ctx()
-	defer cancel()
-	_, _ = waitAcks(ctx, []jetstream.PubAckFuture{f})
-	return nil
-}
-
 // Stats returns queue's counters: Sent, Delivered, Acked, Retried,
 // DeadLettered and Dropped as kept in JetStream (see counters), Pending the
 // size of its stream now. Dropped also counts the messages the stream
@@ -175,17 +147,85 @@ func (p *Platform) Stats(queue string) hostbridge.QueueStats {
 	return s
 }
 
-// countSent counts n messages stored on q; the flusher stores the count.
-func (p *Platform) countSent(q *queueState, n int) {
-	q.counts[cSent].Add(int64(n))
-	q.unsent.Add(int64(n))
+// count adds deltas to q's counters here and to those the next flush
+// stores on the server.
+func (p *Platform) count(q *queueState, deltas [nCounters]int64) {
+	q.cmu.Lock()
+	defer q.cmu.Unlock()
+	for i, d := range deltas {
+		q.counts[i].Add(d)
+		q.unflushed[i] += d
+	}
 }
 
-// flushEvery is how often sends are counted on the server: a crash loses
-// at most this long's sends from the count (never from the queue).
+// countSent counts n messages stored on q; the flusher stores the count.
+func (p *Platform) countSent(q *queueState, n int) {
+	if n > 0 {
+		var d [nCounters]int64
+		d[cSent] = int64(n)
+		p.count(q, d)
+	}
+}
+
+// countBatch is counts on their way to the server under one publish ID.
+type countBatch struct {
+	id     string
+	deltas [nCounters]int64
+}
+
+// flush stores q's counts on the server: first a batch it did not confirm
+// (again, under the same IDs, so the server drops what it already has),
+// then all counted since. One flush of q runs at a time; a count is never
+// dropped, only kept for the next flush when the server does not answer.
+func (p *Platform) flush(ctx context.Context, q *queueState) error {
+	q.fmu.Lock()
+	defer q.fmu.Unlock()
+	if q.inflight != nil {
+		if err := p.publishCounts(ctx, q, q.inflight); err != nil {
+			return err
+		}
+		q.inflight = nil
+	}
+	q.cmu.Lock()
+	b := &countBatch{deltas: q.unflushed}
+	q.unflushed = [nCounters]int64{}
+	q.cmu.Unlock()
+	if b.deltas == ([nCounters]int64{}) {
+		return nil
+	}
+	b.id = p.newID()
+	q.inflight = b
+	if err := p.publishCounts(ctx, q, b); err != nil {
+		return err
+	}
+	q.inflight = nil
+	return nil
+}
+
+// publishCounts adds b's deltas to q's counters on the server, each under
+// the publish ID b.id.<counter>, and waits for the answers.
+func (p *Platform) publishCounts(ctx context.Context, q *queueState, b *countBatch) error {
+	var futures []jetstream.PubAckFuture
+	for c, d := range b.deltas {
+		if d == 0 {
+			continue
+		}
+		m := &nats.Msg{Subject: q.names.counterSubject(p.opts.Prefix, c), Header: nats.Header{"Nats-Incr": {strconv.FormatInt(d, 10)}}}
+		f, err := p.js.PublishMsgAsync(m, jetstream.WithMsgID(b.id+"."+counterNames[c]))
+		if err != nil {
+			return err
+		}
+		futures = append(futures, f)
+	}
+	_, err := waitAcks(ctx, futures)
+	return err
+}
+
+// flushEvery is how often counts are stored on the server: a host crash
+// loses at most the counts of this long (never a message).
 const flushEvery = 50 * time.Millisecond
 
-// flusher stores the send counts until stop is closed, then once more.
+// flusher stores the counts until stop is closed, then once more.
 func (p *Platform) flusher(stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
 	t := time.NewTicker(flushEvery)
@@ -193,15 +233,17 @@ func (p *Platform) flusher(stop <-chan struct{}, done chan<- struct{}) {
 	for {
 		select {
 		case <-stop:
-			p.flushSent(true)
+			p.flushAll()
 			return
 		case <-t.C:
-			p.flushSent(false)
+			p.flushAll()
 		}
 	}
 }
 
-func (p *Platform) flushSent(wait bool) {
+// flushAll flushes every queue's counts, logging what the server did not
+// take (it is tried again at the next flush).
+func (p *Platform) flushAll() {
 	p.mu.Lock()
 	qs := make([]*queueState, 0, len(p.queues))
 	for _, q := range p.queues {
@@ -209,8 +251,10 @@ func (p *Platform) flushSent(wait bool) {
 	}
 	p.mu.Unlock()
 	for _, q := range qs {
-		if n := q.unsent.Swap(0); n > 0 {
-			p.publishCount(q, cSent, n, wait)
+		ctx, cancel := p.ctx()
+		if err := p.flush(ctx, q); err != nil {
+			p.log().Warn("natsqueue: storing counts (kept, tried again)", "queue", q.name, "err", err)
 		}
+		cancel()
 	}
 }

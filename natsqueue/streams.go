@@ -3,6 +3,7 @@ package natsqueue
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -64,7 +65,7 @@ const duplicateWindow = 2 * time.Minute
 func (p *Platform) ensureQueue(ctx context.Context, queue string) (*queueState, error) {
 	p.mu.Lock()
 	q := p.queues[queue]
-	maxMsgs := p.limits[queue].maxMsgs
+	l, limited := p.limits[queue]
 	p.mu.Unlock()
 	if q != nil {
 		return q, nil
@@ -73,7 +74,13 @@ func (p *Platform) ensureQueue(ctx context.Context, queue string) (*queueState, 
 	n := q.names
 	ctx, cancel := p.callCtx(ctx)
 	defer cancel()
+	maxMsgs := l.maxMsgs
 	var err error
+	if !limited {
+		if maxMsgs, err = p.storedMaxMsgs(ctx, n); err != nil {
+			return nil, fmt.Errorf("stream %s: %w", n.stream, err)
+		}
+	}
 	q.stream, err = p.js.CreateOrUpdateStream(ctx, p.streamConfig(n, maxMsgs))
 	if err != nil {
 		return nil, fmt.Errorf("stream %s: %w", n.stream, err)
@@ -106,6 +113,20 @@ func (p *Platform) ensureQueue(ctx context.Context, queue string) (*queueState, 
 	return q, nil
 }
 
+// storedMaxMsgs is the bound on the size of n's stream that a SetLimits
+// before this Platform set (0: none, or no stream yet), so that a queue
+// opened again keeps it, and Stats counts what it discards.
+func (p *Platform) storedMaxMsgs(ctx context.Context, n names) (int64, error) {
+	s, err := p.js.Stream(ctx, n.stream)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return max(s.CachedInfo().Config.MaxMsgs, 0), nil
+}
+
 // streamConfig is the stream of a queue that keeps at most maxMsgs
 // messages (0: no bound).
 func (p *Platform) streamConfig(n names, maxMsgs int64) jetstream.StreamConfig {
@@ -134,7 +155,12 @@ type queueState struct {
 	stream jetstream.Stream
 	cons   jetstream.Consumer
 	counts counters
-	unsent atomic.Int64 // sends counted here, not yet on the server
+	// Counts not yet on the server (stats.go): unflushed under cmu, the
+	// batch being stored under fmu.
+	cmu       sync.Mutex
+	unflushed [nCounters]int64
+	fmu       sync.Mutex
+	inflight  *countBatch
 	// limited: the stream discards its oldest messages past a limit.
 	limited atomic.Bool
 
