@@ -91,8 +91,8 @@ func (p *Platform) ensureQueue(ctx context.Context, queue string) (*queueState, 
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       p.opts.AckWait,
 		MaxDeliver:    -1,
-		// A message retried with a delay holds an ack-pending slot until it
-		// comes back (up to 12 h): no limit, or delayed retries would stall
+		// A retry that fell back to a nak holds an ack-pending slot until
+		// it comes back (up to 12 h): no limit, or such retries would stall
 		// the queue.
 		MaxAckPending: -1,
 		Replicas:      p.opts.Replicas,
