@@ -56,7 +56,8 @@ const (
 //	f <body> <attempts> <unix ns>  q's handler returned (failing it)
 //	x <body>                       dlq's handler got it (and acks it)
 //
-// A line is one write: a SIGKILL keeps what was written.
+// A line is one write: a SIGKILL keeps what was written. Each batch takes
+// 50 ms, so that kills find some held.
 func runHost(dir string, n int) error {
 	p, err := Open(Options{StoreDir: dir + "/store", AckWait: 2 * time.Second, Timeout: 2 * time.Second})
 	if err != nil {
@@ -67,6 +68,14 @@ func runHost(dir string, n int) error {
 	s := hostbridge.DefaultConsumerSettings()
 	s.MaxBatchTimeout, s.MaxRetries, s.RetryDelay, s.DeadLetterQueue = 50*time.Millisecond, hostMaxRetries, hostRetryDelay, "dlq"
 	if err := p.SetConsumer("q", s); err != nil {
+		return err
+	}
+	// The dead-letter queue's batches must not fill for 5 s: a host killed
+	// every second or so would hold them at every kill, until they were
+	// delivered MaxRetries+1 times without an outcome and dropped.
+	s = hostbridge.DefaultConsumerSettings()
+	s.MaxBatchTimeout = 50 * time.Millisecond
+	if err := p.SetConsumer("dlq", s); err != nil {
 		return err
 	}
 	h, err := os.OpenFile(dir+"/history", os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
@@ -99,6 +108,7 @@ func runHost(dir string, n int) error {
 		for _, m := range ms {
 			write("d %s %d %d", m.Body, m.Attempts, time.Now().UnixNano())
 		}
+		time.Sleep(50 * time.Millisecond) // work: a kill finds batches held
 		now := time.Now().UnixNano()
 		for _, m := range ms {
 			write("f %s %d %d", m.Body, m.Attempts, now)
@@ -152,6 +162,12 @@ func TestRetriesUnderKill(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			h.check(t, kills)
+			for _, b := range missing[:min(len(missing), 5)] {
+				t.Logf("%s: handled %+v, failed %v", b, h.handled[b], h.failed[b])
+			}
+			if keep := os.Getenv("NATSQUEUE_KEEP"); keep != "" {
+				_ = os.CopyFS(keep, os.DirFS(dir))
+			}
 			t.Fatalf("%d of %d sent messages never reached the dead-letter queue: %.200v", len(missing), len(h.sent), missing)
 		}
 		time.Sleep(200 * time.Millisecond)
