@@ -304,12 +304,24 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 		p.log().Warn("natsqueue: storing counts before acks (kept, tried again)", "queue", d.q.name, "err", err)
 	}
 	cancel()
-	for _, act := range acts {
-		if err := act(); err != nil {
-			p.log().Warn("natsqueue: ack, nak or term", "queue", d.q.name, "err", err)
-		}
-	}
+	p.apply(d.q, acts)
 	return r
+}
+
+// apply runs acts, all at once (some wait for the server), and logs their
+// errors.
+func (p *Platform) apply(q *queueState, acts []func() error) {
+	var wg sync.WaitGroup
+	for _, act := range acts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := act(); err != nil {
+				p.log().Warn("natsqueue: ack, nak or term", "queue", q.name, "err", err)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // retryCopy is a message to retry: m as delivered, as the handler saw it,
@@ -356,9 +368,20 @@ func (p *Platform) storeRetries(q *queueState, rs []retryCopy) []func() error {
 			p.log().Warn("natsqueue: retry copy (nak instead)", "queue", q.name, "id", rc.hm.ID, "err", err)
 			continue
 		}
-		acts[i] = rc.m.Ack
+		acts[i] = p.ackSync(rc.m)
 	}
 	return acts
+}
+
+// ackSync is the ack of m, done once the server answers: an original whose
+// retry copy is stored must not come back after a clean Close (a plain ack
+// the server had not read yet is lost with the connection).
+func (p *Platform) ackSync(m jetstream.Msg) func() error {
+	return func() error {
+		ctx, cancel := p.ctx()
+		defer cancel()
+		return m.DoubleAck(ctx)
+	}
 }
 
 // retryOf is the copy of rc that retries it, with a delay's second unit
