@@ -54,6 +54,13 @@ func leaderLoss(t *testing.T, c *cluster, p *Platform) {
 	t.Logf("%d accepted, %d sends failed during the election, %d duplicate deliveries", len(accepted), failed, dup)
 	l.notEarly(t, `"delayed"`, sentDelayed.Add(2*time.Second))
 	waitDrained(t, p, "fo")
+	acked := l.acks()
+	want := hostbridge.QueueStats{Sent: int64(len(accepted) + 1), Delivered: acked, Acked: acked}
+	waitStats(t, p, "fo", want)
+	p.flushAll()
+	if s := openCluster(t, c).Stats("fo"); s != want {
+		t.Errorf("stats read from the cluster %+v, want %+v", s, want)
+	}
 }
 
 // retriesAcrossFailover retries 20 messages with a 3 s delay, then stops

@@ -95,7 +95,10 @@ func (p *Platform) loadCounters(ctx context.Context, n names, c *counters) error
 		if err := json.Unmarshal(m.Data, &v); err != nil {
 			return fmt.Errorf("counter %s: %w", counterNames[i], err)
 		}
-		x, _ := strconv.ParseInt(v.Val, 10, 64)
+		x, err := strconv.ParseInt(v.Val, 10, 64)
+		if err != nil {
+			return fmt.Errorf("counter %s: %w", counterNames[i], err)
+		}
 		c[i].Store(x)
 	}
 	return nil
