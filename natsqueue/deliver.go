@@ -263,7 +263,7 @@ func bodyValue(ctype string, data []byte) any {
 
 // finish applies the outcome of a batch, message by message, as
 // MemoryPlatform does, and reports it. Dead letters are copied first; then
-// the counters are stored, then the acks, naks and terms sent (see
+// the counters are stored, then the acks and naks sent (see
 // counters for why in that order).
 func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 	r := hostbridge.DeliveryResult{Queue: d.q.name, Outcome: hostbridge.OutcomeOK, Err: d.err, IDs: make([]string, len(d.taken))}
@@ -317,7 +317,7 @@ func (p *Platform) apply(q *queueState, acts []func() error) {
 		go func() {
 			defer wg.Done()
 			if err := act(); err != nil {
-				p.log().Warn("natsqueue: ack, nak or term", "queue", q.name, "err", err)
+				p.log().Warn("natsqueue: ack or nak", "queue", q.name, "err", err)
 			}
 		}()
 	}
@@ -374,8 +374,9 @@ func (p *Platform) storeRetries(q *queueState, rs []retryCopy) []func() error {
 }
 
 // ackSync is the ack of m, done once the server answers: an original whose
-// retry copy is stored must not come back after a clean Close (a plain ack
-// the server had not read yet is lost with the connection).
+// retry or dead-letter copy is stored, or that is dropped, must not come
+// back after a clean Close (a plain ack the server had not read yet is lost
+// with the connection).
 func (p *Platform) ackSync(m jetstream.Msg) func() error {
 	return func() error {
 		ctx, cancel := p.ctx()
@@ -405,13 +406,15 @@ func (p *Platform) retry(m jetstream.Msg, delaySeconds int) func() error {
 }
 
 // giveUp moves a message past MaxRetries to the dead-letter queue, or drops
-// it, and returns the term to send. When the dead-letter queue cannot take
-// it, it is retried a second later and dead-lettered on its next delivery.
+// it, and returns the ack that removes it, waiting for the server as for a
+// retry (a message brought back by an ack lost at Close would be counted
+// again). When the dead-letter queue cannot take it, it is retried a
+// second later and dead-lettered on its next delivery.
 func (p *Platform) giveUp(d *delivery, m jetstream.Msg, hm hostbridge.Message, r *hostbridge.DeliveryResult) func() error {
 	dlq := d.s.DeadLetterQueue
 	if dlq == "" {
 		r.Dropped = append(r.Dropped, hm.ID)
-		return m.Term
+		return p.ackSync(m)
 	}
 	if err := p.deadLetter(dlq, m, hm); err != nil {
 		p.log().Warn("natsqueue: dead-letter copy (retried in 1 s)", "queue", d.q.name, "id", hm.ID, "err", err)
@@ -419,12 +422,12 @@ func (p *Platform) giveUp(d *delivery, m jetstream.Msg, hm hostbridge.Message, r
 		return p.retry(m, 1)
 	}
 	r.DeadLettered = append(r.DeadLettered, hostbridge.DeadLetter{ID: hm.ID, Queue: dlq, Attempts: hm.Attempts})
-	return m.Term
+	return p.ackSync(m)
 }
 
 // deadLetter stores a copy of m on queue dlq: same ID, send time and body,
 // attempts from 1 again. Its message ID names the stream sequence it came
-// from, so a copy stored twice (the host died before Term) is dropped
+// from, so a copy stored twice (the host died before the ack) is dropped
 // within the duplicate window.
 func (p *Platform) deadLetter(dlq string, m jetstream.Msg, hm hostbridge.Message) error {
 	q, err := p.ensureQueue(context.Background(), dlq)

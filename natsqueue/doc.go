@@ -69,20 +69,25 @@
 //     never go back; a redelivery of the same copy (its host died holding
 //     it, or the server lost its record of the delivery) has the same
 //     attempts. MaxRetries counts every delivery from this queue, copies'
-//     and redeliveries alike: after MaxRetries+1 a
-//     failing message is copied to the DeadLetterQueue (same ID, send time
-//     and body; attempts start again at 1, as DESIGN.md decides; the copy's
-//     publish ID names the original's stream sequence, so a host that dies
-//     between the copy and the removal stores it once) and then terminated;
-//     without one it is terminated (dropped). A message that arrives already
-//     past MaxRetries+1 deliveries (its consumers died or lost the lease) is
-//     dead-lettered or dropped without reaching the handler.
+//     and redeliveries alike: after MaxRetries+1 a failing message is
+//     copied to the DeadLetterQueue (same ID, send time and body; attempts
+//     start again at 1, as MemoryPlatform's; the copy's publish ID names the
+//     original's stream sequence, so a host that dies between the copy and
+//     the removal stores it once) and then acked (removed), waiting for the
+//     server's answer; without one it is acked so (dropped). A message that
+//     arrives already past MaxRetries+1 deliveries (its hosts died holding
+//     it, or lost the lease) is dead-lettered or dropped without reaching
+//     the handler, so a host that crashes on a message does not loop on it.
 //   - At least once: a host that dies holding a batch leaves its messages
 //     to come back after AckWait (at once when the server lost its record of
 //     the delivery) with the same attempts, so an always-failing message
 //     reaches a handler at most MaxRetries+1 times plus once for each host
 //     crash while it was held; an ack lost with a connection is a duplicate
-//     delivery. Nothing accepted is lost.
+//     delivery. A host that dies in the round trip between a retry's copy
+//     being stored and the original's ack being applied leaves both: the
+//     original comes back with its attempts, after the copy (attempts + 1)
+//     when the retry delay is shorter than the wait for it. Nothing accepted
+//     is lost.
 //
 // # Counters and limits
 //
@@ -96,7 +101,7 @@
 // server drops a repeat within its 2 min duplicate window): with no host
 // crash the counters are exactly what happened, whatever the servers did.
 // Sends are stored on the counters within 50 ms; a batch's counts before
-// its acks, naks and terms are sent. So a host crash loses at most its last
+// its acks and naks are sent. So a host crash loses at most its last
 // 50 ms of sends from Sent, and the counts the server had not confirmed
 // (while the counter stream has no leader), never a message; it counts a
 // message it delivered again twice. InFlight and Ready are 0.
@@ -110,7 +115,7 @@
 // consumes; Stats counts them as Dropped); the bound is kept on the stream,
 // so a queue opened again has it before SetLimits is called again.
 //
-// Errors no caller can be given (a failed ack, nak, term or in-progress
+// Errors no caller can be given (a failed ack, nak or in-progress
 // notice, a pull that failed while a batch filled, a count not stored yet,
 // Stats that cannot reach the server) go to Options.Logger, by default
 // slog.Default(). Close stores the last counts; closing again does nothing.
