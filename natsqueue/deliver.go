@@ -442,9 +442,12 @@ func (p *Platform) deadLetter(dlq string, m jetstream.Msg, hm hostbridge.Message
 	msg, opts := q.names.natsMsg(o)
 	ctx, cancel := p.ctx()
 	defer cancel()
-	if _, err = p.js.PublishMsg(ctx, msg, opts...); err != nil {
+	ack, err := p.js.PublishMsg(ctx, msg, opts...)
+	if err != nil {
 		return err
 	}
-	p.countSent(q, 1)
+	if !ack.Duplicate { // a copy stored before is counted already
+		p.countSent(q, 1)
+	}
 	return nil
 }

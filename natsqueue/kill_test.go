@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,7 +52,7 @@ const (
 // n messages "m-<i>", then runs q and dlq, writing its history to
 // dir/history, one line a fact:
 //
-//	s <body>                       the send returned nil
+//	s <body> <unix ns>             the send returned nil
 //	d <body> <attempts> <unix ns>  q's handler got it
 //	f <body> <attempts> <unix ns>  q's handler returned (failing it)
 //	x <body>                       dlq's handler got it (and acks it)
@@ -91,11 +92,18 @@ func runHost(dir string, n int) error {
 	for i := range n {
 		body := fmt.Sprintf(`"m-%d"`, i)
 		if err := hostbridge.SendQueueMessage(context.Background(), p, "Q", body, 0); err == nil {
-			write("s %s", body)
+			write("s %s %d", body, time.Now().UnixNano())
 		}
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	defer p.Close()
+	var dlq sync.WaitGroup
+	defer dlq.Wait()
+	dlq.Add(1)
 	go func() {
-		_ = p.Run(context.Background(), "dlq", func(ev hostbridge.Event) error {
+		defer dlq.Done()
+		_ = p.Run(ctx, "dlq", func(ev hostbridge.Event) error {
 			for i, m := range ev.Batch().Messages() {
 				write("x %s", m.Body)
 				_ = hostbridge.AckQueueMessage(ev, i)
@@ -103,7 +111,7 @@ func runHost(dir string, n int) error {
 			return nil
 		})
 	}()
-	return p.Run(context.Background(), "q", func(ev hostbridge.Event) error {
+	err = p.Run(ctx, "q", func(ev hostbridge.Event) error {
 		ms := ev.Batch().Messages()
 		for _, m := range ms {
 			write("d %s %d %d", m.Body, m.Attempts, time.Now().UnixNano())
@@ -115,6 +123,10 @@ func runHost(dir string, n int) error {
 		}
 		return errors.New("always failing")
 	})
+	if errors.Is(err, context.Canceled) { // SIGTERM
+		return nil
+	}
+	return err
 }
 
 // startHost starts runHost in a process of its own.
@@ -144,8 +156,10 @@ func TestRetriesUnderKill(t *testing.T) {
 		kills, n = 30, 400
 	}
 	cmd := startHost(t, dir, n)
+	var killed []time.Time
 	for range kills {
 		time.Sleep(time.Duration(500+rand.IntN(1500)) * time.Millisecond)
+		killed = append(killed, time.Now())
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		_ = cmd.Wait()
 		cmd = startHost(t, dir, 0)
@@ -158,6 +172,9 @@ func TestRetriesUnderKill(t *testing.T) {
 		if len(missing) == 0 {
 			h.check(t, kills)
 			t.Logf("%d sent, %d kills, %d deliveries", len(h.sent), kills, h.deliveries)
+			_ = cmd.Process.Signal(syscall.SIGTERM) // a clean stop: Close stores the last counts
+			_ = cmd.Wait()
+			h.checkCounters(t, dir, killed)
 			return
 		}
 		if time.Now().After(deadline) {
@@ -174,9 +191,39 @@ func TestRetriesUnderKill(t *testing.T) {
 	}
 }
 
+// checkCounters reads the counters the hosts left on the server and checks
+// them against the history, within what a crash may cost (see stats.go):
+// q's Sent misses at most the sends of the last moments before a kill
+// (one flush interval and its round trip: 300 ms allowed); q's
+// DeadLettered and Retried and dlq's Acked, counted before the acks they
+// count, are never below what happened.
+func (h *history) checkCounters(t *testing.T, dir string, killed []time.Time) {
+	t.Helper()
+	p := openWith(t, Options{StoreDir: dir + "/store", Timeout: 5 * time.Second})
+	q, dlq := p.Stats("q"), p.Stats("dlq")
+	mayLose := 0
+	for _, at := range h.sentAt {
+		for _, k := range killed {
+			if at.Before(k) && k.Sub(at) < 300*time.Millisecond {
+				mayLose++
+				break
+			}
+		}
+	}
+	n := int64(len(h.sent))
+	if q.Sent > n || q.Sent < n-int64(mayLose) {
+		t.Errorf("q sent %d: %d sends returned nil, %d of them just before a kill", q.Sent, n, mayLose)
+	}
+	if q.DeadLettered < n || q.Retried < n*hostMaxRetries || dlq.Acked < n || q.Pending != 0 || dlq.Pending != 0 {
+		t.Errorf("%d sent; q %+v, dlq %+v", n, q, dlq)
+	}
+	t.Logf("q %+v, dlq %+v", q, dlq)
+}
+
 // history is what runHost wrote.
 type history struct {
 	sent       []string
+	sentAt     []time.Time
 	dead       map[string]bool
 	handled    map[string][]handling // q's deliveries of each body, in order
 	failed     map[string]map[int]time.Time
@@ -200,8 +247,10 @@ func readHistory(t *testing.T, path string) *history {
 	for sc.Scan() {
 		fs := strings.Fields(sc.Text())
 		switch {
-		case len(fs) == 2 && fs[0] == "s":
+		case len(fs) == 3 && fs[0] == "s":
 			h.sent = append(h.sent, fs[1])
+			ns, _ := strconv.ParseInt(fs[2], 10, 64)
+			h.sentAt = append(h.sentAt, time.Unix(0, ns))
 		case len(fs) == 2 && fs[0] == "x":
 			h.dead[fs[1]] = true
 		case len(fs) == 4 && (fs[0] == "d" || fs[0] == "f"):
