@@ -20,10 +20,12 @@ const pollWait = time.Second
 // Run delivers batches from queue to handler until ctx ends. When ctx ends
 // it takes no new batch: the batch in flight finishes (Run returns after
 // its handler) and every other message stays on the stream. While the
-// server cannot be reached it keeps trying. It returns ctx.Err().
+// server cannot be reached it keeps trying, logging each failure to
+// Options.Logger. It returns ctx.Err().
 func (p *Platform) Run(ctx context.Context, queue string, handler func(hostbridge.Event) error) error {
 	for ctx.Err() == nil {
 		if _, _, err := p.Deliver(ctx, queue, handler); err != nil && ctx.Err() == nil {
+			p.log().Warn("natsqueue: delivering (tried again)", "queue", queue, "err", err)
 			select {
 			case <-ctx.Done():
 			case <-time.After(pollWait / 4):
