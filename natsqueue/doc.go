@@ -85,9 +85,11 @@
 //     crash while it was held; an ack lost with a connection is a duplicate
 //     delivery. A host that dies in the round trip between a retry's copy
 //     being stored and the original's ack being applied leaves both: the
-//     original comes back with its attempts, after the copy (attempts + 1)
-//     when the retry delay is shorter than the wait for it. Nothing accepted
-//     is lost.
+//     original comes back with its attempts, unless the copy (attempts + 1)
+//     comes first: before a copy reaches a handler, the original it retries
+//     is removed from the stream (one request per retried message; normally
+//     the server answers that it is gone already), so attempts never go
+//     back. Nothing accepted is lost.
 //
 // # Counters and limits
 //

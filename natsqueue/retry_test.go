@@ -1,6 +1,8 @@
 package natsqueue
 
 import (
+	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -53,5 +55,42 @@ func TestRetryNotEarlyAfterReopen(t *testing.T) {
 		if !ok {
 			t.Fatalf("%d of 3 retried messages came back", got)
 		}
+	}
+}
+
+// TestOriginalNotAfterItsCopy: a host that dies between storing a retry's
+// copy and acking the original (here: the ack is never sent, and the lease
+// lapses) leaves both on the stream; the copy, attempts 2, comes first and
+// removes the original, which never comes back with attempts 1.
+func TestOriginalNotAfterItsCopy(t *testing.T) {
+	p := openSingle(t)
+	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
+	send(t, p, `1`, 0)
+	q, err := p.ensureQueue(context.Background(), "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := p.startLease("q")
+	msgs, err := fetch(q.cons, l, 1, 5*time.Second)
+	l.end()
+	if err != nil || len(msgs) != 1 {
+		t.Fatal(msgs, err)
+	}
+	hm, tries := message(msgs[0])
+	_ = p.storeRetries(q, []retryCopy{{m: msgs[0], hm: hm, tries: tries}}) // the acks are never sent
+	var attempts []int
+	// AckWait is 3 s: the original would be back by then.
+	deadline := time.Now().Add(p.opts.AckWait + 2*time.Second)
+	for time.Now().Before(deadline) {
+		deliverWithin(t, p, "q", time.Until(deadline), func(ev hostbridge.Event) error {
+			for i, m := range ev.Batch().Messages() {
+				attempts = append(attempts, m.Attempts)
+				_ = hostbridge.AckQueueMessage(ev, i)
+			}
+			return nil
+		})
+	}
+	if fmt.Sprint(attempts) != "[2]" {
+		t.Errorf("deliveries with attempts %v, want [2]", attempts)
 	}
 }

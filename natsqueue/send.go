@@ -20,6 +20,7 @@ const (
 	hdrSentAt   = "Hb-Sent-At"  // the send time, Unix nanoseconds
 	hdrAttempts = "Hb-Attempts" // attempts of every delivery of this copy, when not 1 (Enqueue, a retry)
 	hdrTries    = "Hb-Tries"    // deliveries from this queue before this copy (a retry)
+	hdrRetryOf  = "Hb-Retry-Of" // the stream sequence of the message a retry copy retries
 	hdrType     = "Hb-Type"     // the content type, when not json
 )
 
@@ -33,6 +34,7 @@ type outMsg struct {
 	ctype    string
 	delay    time.Duration // 0 or at least a second
 	dedupe   string        // the Nats-Msg-Id, if any
+	retryOf  string        // a retry copy's original's stream sequence
 }
 
 // Send implements hostbridge.Platform: it stores one message on the
@@ -188,6 +190,9 @@ func (n names) natsMsg(o outMsg) (*nats.Msg, []jetstream.PublishOpt) {
 	}
 	if o.tries > 0 {
 		m.Header.Set(hdrTries, strconv.Itoa(o.tries))
+	}
+	if o.retryOf != "" {
+		m.Header.Set(hdrRetryOf, o.retryOf)
 	}
 	if o.ctype != "json" && o.ctype != "" {
 		m.Header.Set(hdrType, o.ctype)
