@@ -21,6 +21,7 @@ func TestClusterR3(t *testing.T) {
 	})
 	t.Run("ConsumerVectors", func(t *testing.T) { replayRows(t, p) })
 	t.Run("RetriesAcrossFailover", func(t *testing.T) { retriesAcrossFailover(t, c, p) })
+	t.Run("CounterLeaderLoss", func(t *testing.T) { counterLeaderLoss(t, c, p) })
 	t.Run("LeaderLoss", func(t *testing.T) { leaderLoss(t, c, p) })
 }
 
@@ -113,6 +114,46 @@ func retriesAcrossFailover(t *testing.T, c *cluster, p *Platform) {
 	waitStats(t, p, "rf", want)
 	p.flushAll()
 	if s := openCluster(t, c).Stats("rf"); s != want {
+		t.Errorf("stats read from the cluster %+v, want %+v", s, want)
+	}
+}
+
+// counterLeaderLoss stops the leader of the counter stream while messages
+// are sent and delivered, then starts it again: the counters a new
+// Platform reads from the cluster are exactly the sends that returned nil
+// and the acks the handlers made.
+func counterLeaderLoss(t *testing.T, c *cluster, p *Platform) {
+	p.Bind("CL", "cl")
+	p.Grant("CL")
+	setConsumer(t, p, "cl", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 50 * time.Millisecond })
+	send := func() {
+		if err := hostbridge.SendQueueMessage(context.Background(), p, "CL", `"first"`, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send() // the queue and its counters exist
+	l := newLedger()
+	runConsumers(t, p, l, "cl")
+	var accepted []string
+	done := make(chan struct{})
+	go func() {
+		accepted, _ = senderTo(p, "CL", "m", 150, 5*time.Millisecond)
+		close(done)
+	}()
+	time.Sleep(200 * time.Millisecond)
+	leader := c.streamLeader(t, p.statsStream())
+	c.stop(leader)
+	t.Logf("stopped the counter stream's leader n%d", leader)
+	<-done
+	l.waitSeen(t, append(accepted, `"first"`), 30*time.Second)
+	waitDrained(t, p, "cl")
+	c.start(leader)
+	c.waitJetStream()
+	acked := l.acks()
+	want := hostbridge.QueueStats{Sent: int64(len(accepted) + 1), Delivered: acked, Acked: acked}
+	waitStats(t, p, "cl", want)
+	p.flushAll()
+	if s := openCluster(t, c).Stats("cl"); s != want {
 		t.Errorf("stats read from the cluster %+v, want %+v", s, want)
 	}
 }
