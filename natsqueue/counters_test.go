@@ -115,6 +115,23 @@ func (r *results) sum(queue string) hostbridge.QueueStats {
 	return s
 }
 
+// sendSome sends n messages "m-<i>", one in 25 "poison-<i>", and returns
+// how many sends returned nil.
+func sendSome(p *Platform, n int) int {
+	ok := 0
+	for i := range n {
+		body := fmt.Sprintf(`"m-%d"`, i)
+		if i%25 == 0 {
+			body = fmt.Sprintf(`"poison-%d"`, i)
+		}
+		if hostbridge.SendQueueMessage(context.Background(), p, "Q", body, 0) == nil {
+			ok++
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return ok
+}
+
 // TestCountersExactUnderServerRestarts: the server (not the host) is
 // stopped and started again twice while messages are sent, delivered,
 // acked, retried and dead-lettered. Afterwards a new Platform reads from
@@ -143,20 +160,7 @@ func TestCountersExactUnderServerRestarts(t *testing.T) {
 		go func() { defer wg.Done(); r.consume(ctx, p, q) }()
 	}
 	accepted := make(chan int)
-	go func() {
-		n := 0
-		for i := range 400 {
-			body := fmt.Sprintf(`"m-%d"`, i)
-			if i%25 == 0 {
-				body = fmt.Sprintf(`"poison-%d"`, i)
-			}
-			if hostbridge.SendQueueMessage(context.Background(), p, "Q", body, 0) == nil {
-				n++
-			}
-			time.Sleep(2 * time.Millisecond)
-		}
-		accepted <- n
-	}()
+	go func() { accepted <- sendSome(p, 400) }()
 	for range 2 {
 		time.Sleep(300 * time.Millisecond)
 		s.Shutdown()

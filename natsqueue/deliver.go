@@ -265,8 +265,9 @@ func bodyValue(ctype string, data []byte) any {
 
 // finish applies the outcome of a batch, message by message, as
 // MemoryPlatform does, and reports it. Dead letters are copied first; then
-// the counters are stored, then the acks and naks sent (see
-// counters for why in that order).
+// the counters are stored, then the retry copies, then the acks and naks
+// sent (see counters for why in that order: a host that dies in between
+// leaves the originals to come back and be counted again).
 func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 	r := hostbridge.DeliveryResult{Queue: d.q.name, Outcome: hostbridge.OutcomeOK, Err: d.err, IDs: make([]string, len(d.taken))}
 	if d.err != nil {
@@ -295,19 +296,25 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 		hm, _ := message(m)
 		acts = append(acts, p.giveUp(d, m, hm, &r))
 	}
+	p.countOutcome(d, &r)
 	acts = append(acts, p.storeRetries(d.q, retries)...)
+	p.apply(d.q, acts)
+	return r
+}
+
+// countOutcome counts r, the outcome of d, and stores the counts (or keeps
+// them for the next flush when the server does not answer).
+func (p *Platform) countOutcome(d *delivery, r *hostbridge.DeliveryResult) {
 	var deltas [nCounters]int64
 	deltas[cDelivered] = int64(len(d.taken) + len(d.exhausted))
 	deltas[cAcked], deltas[cRetried] = int64(len(r.Acked)), int64(len(r.Retried))
 	deltas[cDeadLettered], deltas[cDropped] = int64(len(r.DeadLettered)), int64(len(r.Dropped))
 	p.count(d.q, deltas)
 	ctx, cancel := p.ctx()
+	defer cancel()
 	if err := p.flush(ctx, d.q); err != nil {
 		p.log().Warn("natsqueue: storing counts before acks (kept, tried again)", "queue", d.q.name, "err", err)
 	}
-	cancel()
-	p.apply(d.q, acts)
-	return r
 }
 
 // apply runs acts, all at once (some wait for the server), and logs their

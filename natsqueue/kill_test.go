@@ -60,34 +60,13 @@ const (
 // A line is one write: a SIGKILL keeps what was written. Each batch takes
 // 50 ms, so that kills find some held.
 func runHost(dir string, n int) error {
-	p, err := Open(Options{StoreDir: dir + "/store", AckWait: 2 * time.Second, Timeout: 2 * time.Second})
+	p, err := openHost(dir)
 	if err != nil {
 		return err
 	}
-	p.Bind("Q", "q")
-	p.Grant("Q")
-	s := hostbridge.DefaultConsumerSettings()
-	s.MaxBatchTimeout, s.MaxRetries, s.RetryDelay, s.DeadLetterQueue = 50*time.Millisecond, hostMaxRetries, hostRetryDelay, "dlq"
-	if err := p.SetConsumer("q", s); err != nil {
-		return err
-	}
-	// The dead-letter queue's batches must not fill for 5 s: a host killed
-	// every second or so would hold them at every kill, until they were
-	// delivered MaxRetries+1 times without an outcome and dropped.
-	s = hostbridge.DefaultConsumerSettings()
-	s.MaxBatchTimeout = 50 * time.Millisecond
-	if err := p.SetConsumer("dlq", s); err != nil {
-		return err
-	}
-	h, err := os.OpenFile(dir+"/history", os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	write, err := historyWriter(dir + "/history")
 	if err != nil {
 		return err
-	}
-	var mu sync.Mutex
-	write := func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		_, _ = fmt.Fprintf(h, format+"\n", args...)
 	}
 	for i := range n {
 		body := fmt.Sprintf(`"m-%d"`, i)
@@ -127,6 +106,42 @@ func runHost(dir string, n int) error {
 		return nil
 	}
 	return err
+}
+
+// openHost opens the killed host's Platform with Q bound to q and q's and
+// dlq's settings.
+func openHost(dir string) (*Platform, error) {
+	p, err := Open(Options{StoreDir: dir + "/store", AckWait: 2 * time.Second, Timeout: 2 * time.Second})
+	if err != nil {
+		return nil, err
+	}
+	p.Bind("Q", "q")
+	p.Grant("Q")
+	s := hostbridge.DefaultConsumerSettings()
+	s.MaxBatchTimeout, s.MaxRetries, s.RetryDelay, s.DeadLetterQueue = 50*time.Millisecond, hostMaxRetries, hostRetryDelay, "dlq"
+	if err := p.SetConsumer("q", s); err != nil {
+		return nil, err
+	}
+	// The dead-letter queue's batches must not fill for 5 s: a host killed
+	// every second or so would hold them at every kill, until they were
+	// delivered MaxRetries+1 times without an outcome and dropped.
+	s = hostbridge.DefaultConsumerSettings()
+	s.MaxBatchTimeout = 50 * time.Millisecond
+	return p, p.SetConsumer("dlq", s)
+}
+
+// historyWriter appends lines to the file at path, one write each.
+func historyWriter(path string) (func(format string, args ...any), error) {
+	h, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	return func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		_, _ = fmt.Fprintf(h, format+"\n", args...)
+	}, nil
 }
 
 // startHost starts runHost in a process of its own.

@@ -27,7 +27,8 @@ import (
 // what it already has. So with no host crash the counters are exact (as
 // long as the server answers a count sent again within its 2 min duplicate
 // window). Sends are counted once stored and flushed within flushEvery; a
-// batch's counts are flushed before its acks, naks and terms are sent. So a
+// batch's counts are flushed before its retry copies are stored and its
+// acks and naks sent. So a
 // host crash loses at most the sends of its last flushEvery (and counts the
 // server had not confirmed), and counts again a message it delivered
 // again.
