@@ -371,11 +371,33 @@ func (p *Platform) deadLetter(dlq string, m jetstream.Msg, hm hostbridge.Message
 	ctx, cancel := p.ctx()
 	defer cancel()
 	ack, err := p.js.PublishMsg(ctx, msg, opts...)
-	if err != nil {
+	if p.unanswered(o.dedupe, err) {
 		return err
 	}
-	if !ack.Duplicate { // a copy stored before is counted already
+	// A copy stored before was counted, unless its answer was lost.
+	if lost := p.answered(o.dedupe); !ack.Duplicate || lost {
 		p.countSent(q, 1)
 	}
 	return nil
+}
+
+// unanswered notes a dead-letter copy whose publish failed (the server may
+// have stored it all the same) and reports whether err is one.
+func (p *Platform) unanswered(dedupe string, err error) bool {
+	if err != nil && dedupe != "" {
+		p.mu.Lock()
+		p.uncounted[dedupe] = true
+		p.mu.Unlock()
+	}
+	return err != nil
+}
+
+// answered reports whether dedupe named a copy whose publish failed
+// before, and forgets it.
+func (p *Platform) answered(dedupe string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	was := p.uncounted[dedupe]
+	delete(p.uncounted, dedupe)
+	return was
 }

@@ -63,6 +63,9 @@ type Platform struct {
 	settings map[string]hostbridge.ConsumerSettings
 	queues   map[string]*queueState // queues whose stream and consumer exist
 	limits   map[string]queueLimits
+	// uncounted are the publish IDs of dead-letter copies whose publish
+	// failed: stored or not, they are not counted as sent yet.
+	uncounted map[string]bool
 
 	statsOnce sync.Mutex // guards stats
 	stats     jetstream.Stream
@@ -115,7 +118,7 @@ func Open(opts Options) (*Platform, error) {
 func newPlatform(opts Options) *Platform {
 	return &Platform{opts: opts, bindings: map[string]string{}, granted: map[string]bool{},
 		settings: map[string]hostbridge.ConsumerSettings{}, queues: map[string]*queueState{},
-		limits: map[string]queueLimits{}, retryUnit: time.Second}
+		limits: map[string]queueLimits{}, uncounted: map[string]bool{}, retryUnit: time.Second}
 }
 
 func (o Options) withDefaults() (Options, error) {
