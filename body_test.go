@@ -432,15 +432,16 @@ func TestBoundedJSON(t *testing.T) {
 	if st, s, err := ReadInboundBoundedJSON(ev, 100); err != nil || st != BodyInvalidUTF8 || s != "" {
 		t.Errorf("overlong /: (%d, %q, %v)", st, s, err)
 	}
-	// "嵌套过深": 1000 levels are fine, 1001 are status 5.
-	for _, depth := range []int{MaxJSONDepth, MaxJSONDepth + 1} {
+	// "嵌套过深": 1000 levels are fine, 1001 are status 5 (the numbers of
+	// doc.go's bound, not MaxJSONDepth, so that the bound cannot move alone).
+	for _, depth := range []int{1000, 1001} {
 		body := strings.Repeat("[", depth) + strings.Repeat("]", depth)
 		ev, _ := post(nil, body)
-		st, s, err := ReadInboundBoundedJSON(ev, MaxBoundedJSONLimit)
-		if depth == MaxJSONDepth && (err != nil || st != BodyOK || s != body) {
+		st, s, err := ReadInboundBoundedJSON(ev, 8388608)
+		if depth == 1000 && (err != nil || st != BodyOK || s != body) {
 			t.Errorf("depth %d: (%d, %.40q, %v), want 0", depth, st, s, err)
 		}
-		if depth > MaxJSONDepth && (err != nil || st != BodyInvalidJSON || !strings.HasPrefix(s, SyntaxPrefix)) {
+		if depth == 1001 && (err != nil || st != BodyInvalidJSON || s != SyntaxPrefix+SyntaxTooDeep+SyntaxPosition+"1000") {
 			t.Errorf("depth %d: (%d, %.80q, %v), want 5", depth, st, s, err)
 		}
 	}

@@ -230,6 +230,39 @@ func TestStringEscapesEveryASCIIByte(t *testing.T) {
 	}
 }
 
+// TestCanonicalEscapeBounds: the bounds of the string rules, each at the
+// code point on either side, through the fast path and the reference alike
+// (in both builds). V8's JSON.stringify(JSON.parse(text)) gave every row:
+// U+0020 is the first character written raw; a lead surrogate is U+D800 to
+// U+DBFF, so U+DC00 never leads a pair; a trail is U+DC00 to U+DFFF, so
+// U+E000 after a lead is a character of its own; a raw byte below 0x20 in
+// a string is a syntax error at its offset, 0x1f included.
+func TestCanonicalEscapeBounds(t *testing.T) {
+	for _, c := range []struct{ in, want, reason string }{
+		{`"\u001f"`, `"\u001f"`, ""},
+		{`"\u0020"`, `" "`, ""},
+		{`"\udbff\udc00"`, "\"\U0010FC00\"", ""},
+		{`"\udc00\udc00"`, `"\udc00\udc00"`, ""},
+		{`"\ud800\udfff"`, "\"\U000103FF\"", ""},
+		{`"\ud800\ue000"`, "\"\\ud800\ue000\"", ""},
+		{"\"\x1f\"", "", SyntaxBadControl},
+		{"\"\x20\"", `" "`, ""},
+	} {
+		for name, f := range map[string]func([]byte, []byte, *canonOptions) ([]byte, canonInfo, error){
+			"fast": fastCanonical, "reference": refCanonical,
+		} {
+			got, _, err := f(nil, []byte(c.in), &canonOptions{})
+			var se *syntaxError
+			switch {
+			case c.reason == "" && (err != nil || string(got) != c.want):
+				t.Errorf("%s(%q) = %q, %v; want %q", name, c.in, got, err, c.want)
+			case c.reason != "" && (!errors.As(err, &se) || se.reason != c.reason || se.off != 1):
+				t.Errorf("%s(%q): error %v, want %q at 1", name, c.in, err, c.reason)
+			}
+		}
+	}
+}
+
 // ---- JSONTestSuite -----------------------------------------------------------
 
 type suiteRow struct {

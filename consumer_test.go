@@ -289,12 +289,13 @@ func TestReadQueueBatchBodies(t *testing.T) {
 		{[]string{`1e999`}, notJSON(0), ""},
 		{[]string{`[-1e999]`}, notJSON(0), ""},
 		{[]string{`{"a":1e999,"a":1}`}, nil, `[{"a":1}]`}, // the parsed value has no ±Infinity
-		{[]string{deep(MaxReadDepth)}, nil, "[" + deep(MaxReadDepth) + "]"},
-		{[]string{`1`, deep(MaxReadDepth + 1)}, tooDeep(1), ""},
-		{[]string{`{"a":` + deep(MaxReadDepth-1) + `}`}, nil, `[{"a":` + deep(MaxReadDepth-1) + `}]`},
-		{[]string{`{"a":` + deep(MaxReadDepth) + `}`}, tooDeep(0), ""},
-		{[]string{deep(MaxReadDepth + 1), `{`}, tooDeep(0), ""},
-		{[]string{`{`, deep(MaxReadDepth + 1)}, notJSON(0), ""},
+		// "嵌套超过宿主桥限制（32 层）": the spec's number, not MaxReadDepth.
+		{[]string{deep(32)}, nil, "[" + deep(32) + "]"},
+		{[]string{`1`, deep(33)}, tooDeep(1), ""},
+		{[]string{`{"a":` + deep(31) + `}`}, nil, `[{"a":` + deep(31) + `}]`},
+		{[]string{`{"a":` + deep(32) + `}`}, tooDeep(0), ""},
+		{[]string{deep(33), `{`}, tooDeep(0), ""},
+		{[]string{`{`, deep(33)}, notJSON(0), ""},
 		{[]string{`{"$句柄":"1","$数字":"2"}`}, nil, `[{"$句柄":"1","$数字":"2"}]`},
 	} {
 		b := &recBatch{queue: "Q"}
