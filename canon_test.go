@@ -765,3 +765,29 @@ func numberForm(r *rand.Rand, digits string, exp int) string {
 	}
 	return text
 }
+
+// TestNumberLongLiterals: a literal of over 2^20 digits whose exponent
+// outweighs them reads as its double all the same: the exponent is held at
+// 2^40 while it is read, past any count of digits a text can have, and
+// only then offset by where the digits lie. n is 2^20 + 10 zeros.
+func TestNumberLongLiterals(t *testing.T) {
+	zeros := strings.Repeat("0", 1<<20+10)
+	n := strconv.Itoa(1<<20 + 10)
+	for _, c := range []struct{ in, want string }{
+		{"0." + zeros + "1e2000000", "null"},     // 10^(2000000-n-1): +Infinity
+		{"1" + zeros + "e-2000000", "0"},         // 10^(n-2000000)
+		{"-0." + zeros + "1e" + n + "1", "null"}, // 10^(10n+1-n-1): -Infinity
+		{"0." + zeros + "12e" + strconv.Itoa(1<<20+11), "1.2"},
+		{"1" + zeros + "e-" + n, "1"},
+		{"0." + zeros + "1e99999999999999999999", "null"}, // the exponent itself past 2^64
+	} {
+		for name, f := range map[string]func([]byte, []byte, *canonOptions) ([]byte, canonInfo, error){
+			"fast": fastCanonical, "reference": refCanonical,
+		} {
+			got, _, err := f(nil, []byte(c.in), &canonOptions{infToNull: true})
+			if err != nil || string(got) != c.want {
+				t.Errorf("%s(%.12s…%s) = %q, %v; want %q", name, c.in, c.in[len(c.in)-12:], got, err, c.want)
+			}
+		}
+	}
+}
