@@ -367,6 +367,48 @@ func TestMemoryMaxRetriesDeadLetter(t *testing.T) {
 	checkStats(t, p, "dlq", QueueStats{Sent: 2, Delivered: 2, Dropped: 2})
 }
 
+// TestMemoryDeadLetterQueueRetries: a dead letter is ready on the
+// dead-letter queue at once, whatever the retry delay of the queue it left,
+// and that queue's MaxRetries and RetryDelay apply to it from its first
+// delivery there: attempts 1, 2, 3 (MaxRetries 2), 30 s apart, then dropped.
+func TestMemoryDeadLetterQueueRetries(t *testing.T) {
+	p := NewMemoryPlatform()
+	p.VirtualClock(epoch)
+	setConsumer(t, p, "q", func(s *ConsumerSettings) {
+		s.MaxBatchTimeout, s.MaxRetries, s.RetryDelay, s.DeadLetterQueue = 0, 1, 60, "dlq"
+	})
+	setConsumer(t, p, "dlq", func(s *ConsumerSettings) { s.MaxBatchTimeout, s.MaxRetries, s.RetryDelay = 0, 2, 30 })
+	id := p.Enqueue("q", Message{Body: json.RawMessage(`1`)}, 0)
+	if r := deliver(t, p, "q", fail); !reflect.DeepEqual(r.Retried, []RetryMessage{{id, 60}}) {
+		t.Fatalf("first delivery %+v", r)
+	}
+	noBatch(t, p, "q")
+	p.Advance(60 * time.Second)
+	if r := deliver(t, p, "q", fail); !reflect.DeepEqual(r.DeadLettered, []DeadLetter{{id, "dlq", 2}}) {
+		t.Fatalf("second delivery %+v", r)
+	}
+	var attempts []string
+	failDLQ := func(ev Event) error {
+		attempts = append(attempts, fmt.Sprint(attemptsOf(ev)))
+		return fail(ev)
+	}
+	for i := 1; i <= 2; i++ {
+		if r := deliver(t, p, "dlq", failDLQ); !reflect.DeepEqual(r.Retried, []RetryMessage{{id, 30}}) || r.Dropped != nil {
+			t.Fatalf("dead-letter delivery %d: %+v", i, r)
+		}
+		noBatch(t, p, "dlq")
+		p.Advance(30 * time.Second)
+	}
+	if r := deliver(t, p, "dlq", failDLQ); !reflect.DeepEqual(r.Dropped, []string{id}) {
+		t.Fatalf("dead-letter delivery 3: %+v", r)
+	}
+	if fmt.Sprint(attempts) != "[[1] [2] [3]]" {
+		t.Errorf("dead-letter attempts %v", attempts)
+	}
+	checkStats(t, p, "q", QueueStats{Sent: 1, Delivered: 2, Retried: 1, DeadLettered: 1})
+	checkStats(t, p, "dlq", QueueStats{Sent: 1, Delivered: 3, Retried: 2, Dropped: 1})
+}
+
 // TestMemoryFailedBatchModes: after ack 0, retry 1, nothing for 2, a failed
 // batch comes back whole, except the acked message in production mode.
 func TestMemoryFailedBatchModes(t *testing.T) {
