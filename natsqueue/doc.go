@@ -33,7 +33,9 @@
 //     fails may have stored the messages before the failing one: JetStream
 //     has no atomic batch with schedules. A server that does not answer
 //     within Options.Timeout gives the reason "no answer from NATS
-//     JetStream: context deadline exceeded", so a send never hangs.
+//     JetStream: context deadline exceeded", so a send never hangs; the
+//     caller's context bounds the publish too (the earlier of the two ends
+//     it).
 //   - Delays: the schedule's time is the send time plus the delay rounded
 //     up to a whole second (schedules have second granularity), so a delay
 //     never fires early and at most a second late. Schedules are stored in
@@ -53,7 +55,7 @@
 //     same delay come back in no fixed order.
 //   - MaxRetries counts deliveries from this queue: after MaxRetries+1 a
 //     failing message is copied to the DeadLetterQueue (same ID, send time
-//     and body; attempts start again at 1, as DESIGN.md decides; the copy's
+//     and body; attempts start again at 1, as hostbridge decides; the copy's
 //     publish ID names the original's stream sequence, so a host that dies
 //     between the copy and the removal stores it once) and then terminated;
 //     without one it is terminated (dropped). A message that arrives already
