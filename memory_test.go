@@ -424,6 +424,9 @@ func TestMemoryClockMovedWithoutAdvance(t *testing.T) {
 	msg := func(s string) Message { return Message{Body: json.RawMessage(strconv.Quote(s))} }
 	d := p.Enqueue("q", msg("due"), 10)
 	p.VirtualClock(epoch.Add(time.Minute))
+	if s := p.Stats("q"); s.Ready != 1 || s.Pending != 1 {
+		t.Fatalf("stats of the message that came due: %+v", s)
+	}
 	if r := deliver(t, p, "q", ok); !reflect.DeepEqual(r.Acked, []string{d}) {
 		t.Fatalf("the message that came due: %+v", r)
 	}
@@ -729,6 +732,27 @@ func TestMemoryRunRealClock(t *testing.T) {
 		p.Enqueue("q", Message{Body: json.RawMessage(`4`)}, 0)
 		err = p.Wait(ctx, func() bool { return p.Stats("q").Acked == 4 })
 	}
+	stop()
+	<-done
+	if err != nil {
+		t.Fatalf("not delivered: %v, %+v", err, p.Stats("q"))
+	}
+}
+
+// TestMemoryRunRealClockDelayed: on the real clock Run wakes by itself
+// when a delayed message comes due, with nothing else ready: a message
+// delayed 1 s is delivered about 1 s later. The deadline only guards
+// against a hang.
+func TestMemoryRunRealClockDelayed(t *testing.T) {
+	p := NewMemoryPlatform()
+	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0 })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- p.Run(runCtx, "q", ok) }()
+	p.Enqueue("q", Message{Body: json.RawMessage(`1`)}, 1)
+	err := p.Wait(ctx, func() bool { return p.Stats("q").Acked == 1 })
 	stop()
 	<-done
 	if err != nil {
