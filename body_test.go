@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"errors"
+	"io"
 	"math"
 	"net/http"
 	"runtime"
@@ -598,6 +599,13 @@ func TestBlockSizes(t *testing.T) {
 	if blockMin<<(blockClasses-1) != blockMax {
 		t.Fatalf("%d classes from %d do not reach %d", blockClasses, blockMin, blockMax)
 	}
+	// "blockMin while less than 1 KiB arrived, then the largest power of
+	// two not over it".
+	for n, want := range map[int]int{0: 512, 1023: 512, 1024: 1024, 2047: 1024, 2048: 2048, 65536: 65536, 1 << 20: 65536} {
+		if got := blockSize(n); got != want {
+			t.Errorf("blockSize(%d) = %d, want %d", n, got, want)
+		}
+	}
 	for n := 0; n < 1<<20; n += 97 {
 		size := blockSize(n)
 		if size&(size-1) != 0 || size < blockMin || size > blockMax || size > max(blockMin, n) || size < min(blockMax, n/2) {
@@ -613,6 +621,29 @@ func TestBlockSizes(t *testing.T) {
 		putBlock(b)
 	}
 }
+
+// TestBodyReadBadCount: a stream whose Read returns a count outside
+// 0…len(p) fails the read (doc.go), whichever way it is out.
+func TestBodyReadBadCount(t *testing.T) {
+	for _, k := range []func(p []byte) int{
+		func([]byte) int { return -1 },
+		func(p []byte) int { return len(p) + 1 },
+	} {
+		ev, _ := post(nil, "x")
+		st, _, err := ReadInboundBytes(withBody(ev, badCountBody{k}), 100)
+		if st != 0 || err == nil || !strings.HasPrefix(err.Error(), MsgBodyReadFailed) {
+			t.Errorf("count %d: (%d, %v), want a read failure", k(make([]byte, 4)), st, err)
+		}
+	}
+}
+
+// badCountBody's Read returns k(p) and no error.
+type badCountBody struct{ k func([]byte) int }
+
+func (b badCountBody) Used() bool                 { return false }
+func (b badCountBody) Open() io.ReadCloser        { return b }
+func (b badCountBody) Read(p []byte) (int, error) { return b.k(p), nil }
+func (b badCountBody) Close() error               { return nil }
 
 // TestReadMemoryFalseLength: a 1-byte body that declares a Content-Length
 // within the limit (16000000, or just under the JSON functions' limits)

@@ -271,7 +271,7 @@ func TestHTTPEventLostRace(t *testing.T) {
 		r := httptest.NewRequest("POST", "http://h/", strings.NewReader("[1]"))
 		ev := HTTPEvent(r)
 		b := &racedBody{Body: ev.Request().Body()}
-		return racedEvent{ev, racedRequest{ev.Request(), b}}, b
+		return withBody(ev, b), b
 	}
 	for name, read := range readers {
 		ev, b := lostRace()
@@ -308,19 +308,22 @@ func (b *racedBody) lock() (io.ReadCloser, bool) {
 	return rc, ok
 }
 
-type racedEvent struct {
+// withBody returns ev with its request's body replaced by b.
+func withBody(ev Event, b Body) Event { return bodyEvent{ev, bodyRequest{ev.Request(), b}} }
+
+type bodyEvent struct {
 	Event
 	r Request
 }
 
-func (e racedEvent) Request() Request { return e.r }
+func (e bodyEvent) Request() Request { return e.r }
 
-type racedRequest struct {
+type bodyRequest struct {
 	Request
 	b Body
 }
 
-func (r racedRequest) Body() Body { return r.b }
+func (r bodyRequest) Body() Body { return r.b }
 
 // headersSeen reports what InboundHeader and InboundHeaderExists give for
 // names, and the strict read's status and body.
