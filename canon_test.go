@@ -780,6 +780,10 @@ func TestNumberLongLiterals(t *testing.T) {
 		{"0." + zeros + "12e" + strconv.Itoa(1<<20+11), "1.2"},
 		{"1" + zeros + "e-" + n, "1"},
 		{"0." + zeros + "1e99999999999999999999", "null"}, // the exponent itself past 2^64
+		{"1e99999999999999999999", "null"},                // an exponent held at its bound, plus the digits'
+		{"-12.5e99999999999999999999", "null"},
+		{"0.0001e-99999999999999999999", "0"},
+		{"1e-99999999999999999999", "0"},
 	} {
 		for name, f := range map[string]func([]byte, []byte, *canonOptions) ([]byte, canonInfo, error){
 			"fast": fastCanonical, "reference": refCanonical,

@@ -232,6 +232,11 @@ func FuzzReference(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	// Key order around the array index 0, and a lone trail surrogate after
+	// a character.
+	for _, s := range []string{`{"1":1,"0":2}`, `{"x":1,"0":2}`, `{"0":1,"x":2}`, `"a\udc00"`} {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		for _, s := range refOptionSets {
 			if d := sameAsReference(src, s.o); d != "" {

@@ -201,6 +201,9 @@ func FuzzBatchSplit(f *testing.F) {
 		`[{"body":1,"delaySeconds":30.0},{"body":2,"body":[3]}]`,
 		`[ 1 , {"bo\u0064y" : {"a":[1,2,{"b":null}]} } ,[{"body":1}]]`,
 		`[{"body":{"$句柄":1},"body":2}]`, `[]`, `{}`, `[{"body":1}] x`, `[{"body":"\ud800"}]`,
+		// Cut short at every point of the scan, and two malformed objects.
+		`[`, `[ `, `[{`, `[{ `, `[{"a"`, `[{"a" `, `[{"a":`, `[{"body":1`, `[{"body":1,`, `[{"body":1 `,
+		`[{"body":1}`, `[{"body":1},`, `[{"body" 1}]`, `[{"body":1,}]`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -368,6 +371,18 @@ func TestSendContext(t *testing.T) {
 		}
 		if s := p.Stats("q"); s.Sent != 0 || len(p.Calls()) != 0 {
 			t.Errorf("%s: sent %d, calls %v; want nothing", name, s.Sent, p.Calls())
+		}
+	}
+}
+
+// TestDelayValue: an item's delaySeconds, as canonical text, is an integer
+// from 0 to 43200; anything else, however long, is not a delay.
+func TestDelayValue(t *testing.T) {
+	for in, want := range map[string]int{"0": 0, "1": 1, "43200": 43200, "43201": -1, "100000": -1, "1234567": -1,
+		"-1": -1, "1.5": -1, "1e+21": -1, "null": -1, `"5"`: -1, "": -1} {
+		d, ok := delayValue([]byte(in))
+		if ok != (want >= 0) || ok && d != want {
+			t.Errorf("delayValue(%q) = %d, %v; want %d", in, d, ok, want)
 		}
 	}
 }
