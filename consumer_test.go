@@ -334,6 +334,12 @@ func TestReadQueueBatchShape(t *testing.T) {
 	if want := `{"queue":"q\"\\\n` + "\u2028" + `","messages":[]}`; err != nil || got != want {
 		t.Errorf("got %s, %v; want %s", got, err, want)
 	}
+	// No message and a queue name of more than 32 bytes.
+	b.queue = strings.Repeat("q", 63)
+	got, err = ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
+	if want := `{"queue":"` + b.queue + `","messages":[]}`; err != nil || got != want {
+		t.Errorf("got %s, %v; want %s", got, err, want)
+	}
 	b.queue = "Q"
 	b.msgs = []Message{{ID: "\x01", Attempts: 7, Timestamp: time.UnixMilli(-1).Add(999 * time.Microsecond), Body: json.RawMessage(`"s"`)}}
 	got, err = ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
