@@ -237,6 +237,10 @@ func FuzzReference(f *testing.F) {
 	for _, s := range []string{`{"1":1,"0":2}`, `{"x":1,"0":2}`, `{"0":1,"x":2}`, `"a\udc00"`} {
 		f.Add([]byte(s))
 	}
+	// Batches of 100 and 101 items: the scans keep MaxBatchMessages+1.
+	for _, n := range []int{100, 101} {
+		f.Add([]byte("[" + strings.Repeat(`{"body":1},`, n-1) + `{"body":1}]`))
+	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		for _, s := range refOptionSets {
 			if d := sameAsReference(src, s.o); d != "" {

@@ -346,6 +346,12 @@ func TestReadQueueBatchShape(t *testing.T) {
 	if want := `{"queue":"Q","messages":[{"id":"\u0001","attempts":7,"timestamp":-1,"body":"s"}]}`; err != nil || got != want {
 		t.Errorf("got %s, %v; want %s", got, err, want)
 	}
+	// An ID longer than what the reader sets aside for one.
+	b.msgs[0].ID = strings.Repeat("i", 200)
+	got, err = ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
+	if want := `{"queue":"Q","messages":[{"id":"` + b.msgs[0].ID + `","attempts":7,"timestamp":-1,"body":"s"}]}`; err != nil || got != want {
+		t.Errorf("got %.60s…, %v", got, err)
+	}
 }
 
 // TestReadQueueBatchInvalidUTF8: an ID or queue name that is not UTF-8 is
