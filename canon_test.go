@@ -795,3 +795,26 @@ func TestNumberLongLiterals(t *testing.T) {
 		}
 	}
 }
+
+// TestSyntaxErrorReasons: which reason an unexpected byte gets, fast path
+// and reference alike: a printable character is quoted, a C0 control or
+// DEL is named by its code point, a byte that starts no UTF-8 sequence is
+// Invalid UTF-8; a character of several bytes is quoted whole.
+func TestSyntaxErrorReasons(t *testing.T) {
+	for in, want := range map[string]string{
+		"[1 x]":    SyntaxUnexpectedToken + " 'x'" + SyntaxPosition + "3",
+		"[\x01]":   SyntaxUnexpectedToken + " U+0001" + SyntaxPosition + "1",
+		"[\x7f]":   SyntaxUnexpectedToken + " U+007f" + SyntaxPosition + "1",
+		"[\xff]":   SyntaxBadUTF8 + SyntaxPosition + "1",
+		"[é]":      SyntaxUnexpectedToken + " 'é'" + SyntaxPosition + "1",
+		"[\ufffd]": SyntaxUnexpectedToken + " '\ufffd'" + SyntaxPosition + "1",
+	} {
+		for name, f := range map[string]func([]byte, []byte, *canonOptions) ([]byte, canonInfo, error){
+			"fast": fastCanonical, "reference": refCanonical,
+		} {
+			if _, _, err := f(nil, []byte(in), &canonOptions{}); err == nil || err.Error() != SyntaxPrefix+want {
+				t.Errorf("%s(%q): %v, want %s", name, in, err, SyntaxPrefix+want)
+			}
+		}
+	}
+}
