@@ -6,7 +6,7 @@
 // are built one by one. Standard library only.
 //
 //	go run ./internal/mutate [-files a.go,b.go] [-run regexp] [-tags t]
-//	    [-timeout 30s] [-only substring] [-list]
+//	    [-timeout 30s] [-only regexp] [-list]
 //
 // Run it from the module root. Mutants listed in internal/mutate/equivalent.txt
 // (each with the argument that no test can tell it from the code) are not
@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -46,11 +47,15 @@ func main() {
 	run := flag.String("run", "", "go test -run for every mutant (default: the file's tests, in subsets)")
 	tags := flag.String("tags", "", "go test -tags for every mutant (default: the file's build, in subsets)")
 	timeout := flag.Duration("timeout", 30*time.Second, "go test -timeout for every mutant (a mutant that hangs a test is killed)")
-	only := flag.String("only", "", "test only the mutants whose key contains this")
+	only := flag.String("only", "", "test only the mutants whose key matches this regexp")
 	list := flag.Bool("list", false, "list the mutants, run nothing")
 	flag.Parse()
 
 	equiv, err := readEquivalents(filepath.Join("internal", "mutate", "equivalent.txt"))
+	if err != nil {
+		fail(err)
+	}
+	onlyRE, err := regexp.Compile(*only)
 	if err != nil {
 		fail(err)
 	}
@@ -61,7 +66,7 @@ func main() {
 			fail(err)
 		}
 		for _, m := range ms {
-			if strings.Contains(m.key, *only) {
+			if onlyRE.MatchString(m.key) {
 				all = append(all, m)
 			}
 		}
