@@ -33,9 +33,9 @@ const defaultFiles = "limits.go,canonref.go,queue.go,batch.go,consumer.go,body.g
 // where every canonical JSON test runs on it. A file not listed runs every
 // test. -run and -tags replace these.
 var subsets = map[string]struct{ run, tags string }{
-	"canonref.go":    {"Canonical|Reference|String|Number|KeyOrder|JCS|IsMarker|Depth|JSONTestSuite|Batch|Producer|Consumer", "hostbridge_ref"},
+	"canonref.go":    {"Canonical|Reference|String|Number|KeyOrder|JCS|IsMarker|Depth|JSONTestSuite|Batch|Producer|Consumer|Syntax", "hostbridge_ref"},
 	"queue.go":       {"Producer|Batch|Error|Send|Example|CheckQueue|Memory", ""},
-	"batch.go":       {"Producer|Batch|Error|Send|Example|CheckQueue|Memory|Reference", ""},
+	"batch.go":       {"Producer|Batch|Error|Send|Example|CheckQueue|Memory|Reference|Delay", ""},
 	"consumer.go":    {"Consumer|Queue|Memory|Example|CheckQueue|AckRetry", ""},
 	"batchrecord.go": {"BatchRecord|Outcome|Consumer|Queue|Memory|AckRetry|CheckQueue|Example", ""},
 	"delivery.go":    {"Memory|CheckQueue|Queue|Example|DeadLetter", ""},
