@@ -1,6 +1,9 @@
 package hostbridge
 
-import "strconv"
+import (
+	"context"
+	"strconv"
+)
 
 // SendQueueBatch is 批量发送队列消息 (消息队列 0.1.0, 生产者): it sends the
 // messages of the JSON array batch, each item {"body":any JSON value,
@@ -25,7 +28,7 @@ import "strconv"
 // backslashes is never mis-split. A repeated body or delaySeconds keeps its
 // last value, as JSON.parse does. A platform error is a Failure:
 // MsgBatchSendFailed followed by its text.
-func SendQueueBatch(p Platform, binding, batch string) error {
+func SendQueueBatch(ctx context.Context, p Platform, binding, batch string) error {
 	if err := checkBinding(p, binding); err != nil {
 		return err
 	}
@@ -71,7 +74,7 @@ func SendQueueBatch(p Platform, binding, batch string) error {
 	if total > MaxBatchBodyBytes {
 		return violation(MsgBatchBodiesTotal)
 	}
-	if err := p.SendBatch(binding, msgs); err != nil {
+	if err := p.SendBatch(ctx, binding, msgs); err != nil {
 		return failure(MsgBatchSendFailed+err.Error(), err)
 	}
 	return nil

@@ -2,6 +2,7 @@ package hostbridge
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,7 +11,8 @@ import (
 // CheckQueuePlatform checks a host's queue platform against what the
 // consumer functions rely on, the way testing/fstest.TestFS checks a file
 // system: it returns nil, or every problem it found joined with errors.Join.
-// A host runs it in its own tests; MemoryPlatform passes it.
+// A host runs it in its own tests; MemoryPlatform passes it. ctx is handed
+// to the platform's Send and SendBatch.
 //
 // binding must be Bound and send to a queue that is empty, whose consumer
 // has at least 2 retries left. deliver must deliver the next batch of that
@@ -27,7 +29,7 @@ import (
 // alone by a handler that returned normally are not delivered again; a
 // retried message comes back with the same ID, Timestamp and body and
 // Attempts+1; a failed batch comes back with Attempts+1.
-func CheckQueuePlatform(p Platform, binding string, deliver func(handler func(Event) error) bool) error {
+func CheckQueuePlatform(ctx context.Context, p Platform, binding string, deliver func(handler func(Event) error) bool) error {
 	if !p.Bound(binding) {
 		return fmt.Errorf("Bound(%q) = false", binding)
 	}
@@ -37,11 +39,11 @@ func CheckQueuePlatform(p Platform, binding string, deliver func(handler func(Ev
 		want:   []int{1, 1, 1},
 		done:   make([]bool, 3),
 	}
-	if err := p.Send(binding, c.bodies[checkAck], SendOptions{ContentType: contentTypeJSON}); err != nil {
+	if err := p.Send(ctx, binding, c.bodies[checkAck], SendOptions{ContentType: contentTypeJSON}); err != nil {
 		return fmt.Errorf("Send: %w", err)
 	}
 	batch := []BatchMessage{{Body: c.bodies[checkRetry], ContentType: contentTypeJSON}, {Body: c.bodies[checkImplicit], ContentType: contentTypeJSON}}
-	if err := p.SendBatch(binding, batch); err != nil {
+	if err := p.SendBatch(ctx, binding, batch); err != nil {
 		return fmt.Errorf("SendBatch: %w", err)
 	}
 	for tries := 0; tries < 20 && !(c.done[checkAck] && c.done[checkImplicit] && c.done[checkRetry]); tries++ {

@@ -1,6 +1,7 @@
 package hostbridge
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -25,7 +26,7 @@ func TestCheckQueuePlatformMemory(t *testing.T) {
 	} {
 		p := newVirtual(t)
 		setConsumer(t, p, "q", s)
-		if err := CheckQueuePlatform(p, "B", memoryDeliver(p, func(ev Event) Event { return ev })); err != nil {
+		if err := CheckQueuePlatform(context.Background(), p, "B", memoryDeliver(p, func(ev Event) Event { return ev })); err != nil {
 			t.Errorf("%+v: %v", p.Consumer("q"), err)
 		}
 	}
@@ -72,7 +73,7 @@ func TestCheckQueuePlatformFindsFlaws(t *testing.T) {
 		"retry":    "did not come back",
 	} {
 		p := newVirtual(t)
-		err := CheckQueuePlatform(p, "B", memoryDeliver(p, func(ev Event) Event {
+		err := CheckQueuePlatform(context.Background(), p, "B", memoryDeliver(p, func(ev Event) Event {
 			return testEvent{kind: KindQueue, batch: &brokenBatch{Batch: ev.Batch(), flaw: flaw}}
 		}))
 		t.Logf("%s:\n%v", flaw, err)
@@ -81,12 +82,12 @@ func TestCheckQueuePlatformFindsFlaws(t *testing.T) {
 		}
 	}
 	p := NewMemoryPlatform()
-	if err := CheckQueuePlatform(p, "B", func(func(Event) error) bool { return false }); err == nil {
+	if err := CheckQueuePlatform(context.Background(), p, "B", func(func(Event) error) bool { return false }); err == nil {
 		t.Error("an unbound binding passed")
 	}
 	p.Bind("B", "q")
 	p.Grant("B")
-	if err := CheckQueuePlatform(p, "B", func(func(Event) error) bool { return false }); err == nil || !strings.Contains(err.Error(), "never delivered") {
+	if err := CheckQueuePlatform(context.Background(), p, "B", func(func(Event) error) bool { return false }); err == nil || !strings.Contains(err.Error(), "never delivered") {
 		t.Errorf("nothing delivered: %v", err)
 	}
 }

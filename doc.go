@@ -27,6 +27,14 @@
 // reads are BodyStatus values, never errors. MemoryPlatform is an in-memory
 // Platform for embedding and tests.
 //
+// The producer functions take the caller's context.Context first and hand it
+// to the Platform, as gocloud's Topic.Send and nats.go's jetstream.Publish
+// take theirs: a host bounds or cancels a send with it (a net/http host
+// passes r.Context()). A send whose context ended before the platform had
+// it is a Failure (队列发送失败： or 队列批量发送失败： then the context's
+// error text) that wraps the context's error; the checks before the
+// platform call do not look at the context.
+//
 // # Canonical JSON
 //
 // Message bodies and inbound JSON bodies are canonicalised as

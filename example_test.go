@@ -1,6 +1,7 @@
 package hostbridge_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,18 +22,18 @@ func newPlatform() *hostbridge.MemoryPlatform {
 
 func ExampleSendQueueMessage() {
 	p := newPlatform()
-	err := hostbridge.SendQueueMessage(p, "PAGE_QUEUE", `{ "kind": "page", "url": "/release/x", "n": 1.50 }`, 30)
+	err := hostbridge.SendQueueMessage(context.Background(), p, "PAGE_QUEUE", `{ "kind": "page", "url": "/release/x", "n": 1.50 }`, 30)
 	fmt.Println(err)
 	c := p.Calls()[0]
 	fmt.Printf("%s %s %+v\n", c.Method, c.Messages[0].Body, c.Messages[0].DelaySeconds)
 
 	// Every problem is an *Error whose Msg is the app's exception text.
-	err = hostbridge.SendQueueMessage(p, "PAGE_QUEUE", `{"$句柄":"1"}`, 0)
+	err = hostbridge.SendQueueMessage(context.Background(), p, "PAGE_QUEUE", `{"$句柄":"1"}`, 0)
 	var e *hostbridge.Error
 	if errors.As(err, &e) {
 		fmt.Println(e.Kind, e.Catchable(), e.Msg)
 	}
-	err = hostbridge.SendQueueMessage(p, "OTHER_QUEUE", `1`, 0)
+	err = hostbridge.SendQueueMessage(context.Background(), p, "OTHER_QUEUE", `1`, 0)
 	if errors.As(err, &e) {
 		fmt.Println(e.Kind, e.Catchable(), e.Msg)
 	}
@@ -45,7 +46,7 @@ func ExampleSendQueueMessage() {
 
 func ExampleSendQueueBatch() {
 	p := newPlatform()
-	err := hostbridge.SendQueueBatch(p, "PAGE_QUEUE", `[
+	err := hostbridge.SendQueueBatch(context.Background(), p, "PAGE_QUEUE", `[
 		{"body": {"url": "/a"}},
 		{"body": "],[", "delaySeconds": 3e1}
 	]`)
@@ -54,7 +55,7 @@ func ExampleSendQueueBatch() {
 		fmt.Printf("%s delay %d\n", m.Body, m.DelaySeconds)
 	}
 	// Nothing is sent unless every item passes.
-	err = hostbridge.SendQueueBatch(p, "PAGE_QUEUE", `[{"body":1},{"body":2,"contentType":"json"}]`)
+	err = hostbridge.SendQueueBatch(context.Background(), p, "PAGE_QUEUE", `[{"body":1},{"body":2,"contentType":"json"}]`)
 	fmt.Println(err, len(p.Calls()))
 	// Output:
 	// <nil>
@@ -67,7 +68,7 @@ func ExampleReadQueueBatch() {
 	p := newPlatform()
 	p.VirtualClock(time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC))
 	for _, url := range []string{"/a", "/b", "/c"} {
-		hostbridge.SendQueueMessage(p, "PAGE_QUEUE", `{"url":"`+url+`"}`, 0)
+		hostbridge.SendQueueMessage(context.Background(), p, "PAGE_QUEUE", `{"url":"`+url+`"}`, 0)
 	}
 	p.Advance(5 * time.Second) // the batch timeout: the batch is ready
 

@@ -214,15 +214,22 @@ func (p *MemoryPlatform) Bound(binding string) bool {
 // Send implements Platform: it enqueues one message on the binding's queue.
 // It fails, enqueueing nothing, for a binding that is not configured, after
 // FailNext, and for a delay outside 0…MaxDelaySeconds (Cloudflare rejects
-// those too); it does not check grants (Bound does).
-func (p *MemoryPlatform) Send(binding string, body []byte, opts SendOptions) error {
+// those too); it does not check grants (Bound does). A ctx that has ended
+// fails it with ctx.Err(), unrecorded: the call never reached the queue.
+func (p *MemoryPlatform) Send(ctx context.Context, binding string, body []byte, opts SendOptions) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	m := BatchMessage{Body: append([]byte(nil), body...), ContentType: opts.ContentType, DelaySeconds: opts.DelaySeconds}
 	return p.record("send", binding, []BatchMessage{m})
 }
 
 // SendBatch implements Platform: it enqueues every message, in order, or
-// none.
-func (p *MemoryPlatform) SendBatch(binding string, msgs []BatchMessage) error {
+// none; a ctx that has ended fails it as it fails Send.
+func (p *MemoryPlatform) SendBatch(ctx context.Context, binding string, msgs []BatchMessage) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	own := make([]BatchMessage, len(msgs))
 	for i, m := range msgs {
 		own[i] = m

@@ -29,7 +29,7 @@ func newVirtual(t testing.TB) *MemoryPlatform {
 func sendN(t testing.TB, p *MemoryPlatform, n, delay int) {
 	t.Helper()
 	for i := 0; i < n; i++ {
-		if err := p.Send("B", []byte(strconv.Itoa(i)), SendOptions{ContentType: contentTypeJSON, DelaySeconds: delay}); err != nil {
+		if err := p.Send(context.Background(), "B", []byte(strconv.Itoa(i)), SendOptions{ContentType: contentTypeJSON, DelaySeconds: delay}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -88,12 +88,12 @@ func checkStats(t testing.TB, p *MemoryPlatform, queue string, want QueueStats) 
 func TestMemorySendEnqueues(t *testing.T) {
 	p := newVirtual(t)
 	body := []byte(`{"kind":"page"}`)
-	if err := p.Send("B", body, SendOptions{ContentType: "json"}); err != nil {
+	if err := p.Send(context.Background(), "B", body, SendOptions{ContentType: "json"}); err != nil {
 		t.Fatal(err)
 	}
 	body[0] = 'X' // the platform keeps its own copy
 	p.Advance(time.Second)
-	if err := p.SendBatch("B", []BatchMessage{{Body: []byte(`1`), ContentType: "json"}, {Body: []byte(`"x"`), ContentType: "json", DelaySeconds: 3}}); err != nil {
+	if err := p.SendBatch(context.Background(), "B", []BatchMessage{{Body: []byte(`1`), ContentType: "json"}, {Body: []byte(`"x"`), ContentType: "json", DelaySeconds: 3}}); err != nil {
 		t.Fatal(err)
 	}
 	q := p.Queued("q")
@@ -123,10 +123,10 @@ func TestMemorySendEnqueues(t *testing.T) {
 func TestMemorySendRejected(t *testing.T) {
 	p := newVirtual(t)
 	p.FailNext("Queue is full")
-	if err := p.SendBatch("B", []BatchMessage{{Body: []byte(`1`), ContentType: "json"}}); err == nil || err.Error() != "Queue is full" {
+	if err := p.SendBatch(context.Background(), "B", []BatchMessage{{Body: []byte(`1`), ContentType: "json"}}); err == nil || err.Error() != "Queue is full" {
 		t.Fatalf("err = %v", err)
 	}
-	if err := p.Send("nope", []byte(`1`), SendOptions{ContentType: "json"}); err == nil {
+	if err := p.Send(context.Background(), "nope", []byte(`1`), SendOptions{ContentType: "json"}); err == nil {
 		t.Fatal("unconfigured binding accepted")
 	}
 	if n := len(p.Queued("q")); n != 0 {
@@ -134,11 +134,11 @@ func TestMemorySendRejected(t *testing.T) {
 	}
 	p.SetCallLimit(-1)
 	for _, d := range []int{-1, MaxDelaySeconds + 1} {
-		if err := p.SendBatch("B", []BatchMessage{{Body: []byte(`1`), ContentType: "json"}, {Body: []byte(`2`), ContentType: "json", DelaySeconds: d}}); err == nil {
+		if err := p.SendBatch(context.Background(), "B", []BatchMessage{{Body: []byte(`1`), ContentType: "json"}, {Body: []byte(`2`), ContentType: "json", DelaySeconds: d}}); err == nil {
 			t.Fatalf("delay %d accepted", d)
 		}
 	}
-	if err := p.Send("B", []byte(`1`), SendOptions{ContentType: "json", DelaySeconds: MaxDelaySeconds}); err != nil {
+	if err := p.Send(context.Background(), "B", []byte(`1`), SendOptions{ContentType: "json", DelaySeconds: MaxDelaySeconds}); err != nil {
 		t.Fatal(err)
 	}
 	if q := p.Queued("q"); len(q) != 1 {
@@ -205,7 +205,7 @@ func BenchmarkMemorySendCallLimit(b *testing.B) {
 			body := []byte(`{"n":1}`)
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := p.Send("B", body, SendOptions{ContentType: contentTypeJSON}); err != nil {
+				if err := p.Send(context.Background(), "B", body, SendOptions{ContentType: contentTypeJSON}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -512,7 +512,7 @@ func TestMemoryEnqueueNotJSON(t *testing.T) {
 		}
 		return nil
 	})
-	if err := p.Send("B", []byte("hi"), SendOptions{ContentType: "text"}); err != nil {
+	if err := p.Send(context.Background(), "B", []byte("hi"), SendOptions{ContentType: "text"}); err != nil {
 		t.Fatal(err)
 	}
 	if q := p.Queued("q"); len(q) != 1 || q[0].Body != "hi" {
@@ -708,7 +708,7 @@ func TestMemoryStress(t *testing.T) {
 			for j := 0; j < perProducer; {
 				if j%50 < 25 {
 					body := fmt.Sprintf(`{"p":%d,"s":%d}`, i, j)
-					if err := SendQueueMessage(p, "B", body, 0); err != nil {
+					if err := SendQueueMessage(context.Background(), p, "B", body, 0); err != nil {
 						t.Error(err)
 					}
 					j++
@@ -719,7 +719,7 @@ func TestMemoryStress(t *testing.T) {
 					items = append(items, fmt.Sprintf(`{"body":{"p":%d,"s":%d}}`, i, j))
 					j++
 				}
-				if err := SendQueueBatch(p, "B", "["+strings.Join(items, ",")+"]"); err != nil {
+				if err := SendQueueBatch(context.Background(), p, "B", "["+strings.Join(items, ",")+"]"); err != nil {
 					t.Error(err)
 				}
 			}
@@ -799,7 +799,7 @@ func BenchmarkQueueEndToEnd(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := SendQueueMessage(p, "B", body, 0); err != nil {
+		if err := SendQueueMessage(context.Background(), p, "B", body, 0); err != nil {
 			b.Fatal(err)
 		}
 		if i%10 == 9 {
@@ -907,7 +907,7 @@ func FuzzMemoryDelivery(f *testing.F) {
 		for len(ops) > 0 {
 			switch op := next(); op % 6 {
 			case 0:
-				if err := SendQueueMessage(p, "B", "1", int(op>>3)%3); err != nil {
+				if err := SendQueueMessage(context.Background(), p, "B", "1", int(op>>3)%3); err != nil {
 					t.Fatal(err)
 				}
 			case 1:

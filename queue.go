@@ -1,5 +1,7 @@
 package hostbridge
 
+import "context"
+
 // Platform is the deployment's queues, as the host sees them. Production maps
 // it to Cloudflare Queue bindings (send, sendBatch); MemoryPlatform is the
 // in-memory one. The package calls a Platform only after every check passed.
@@ -11,11 +13,14 @@ type Platform interface {
 	// Send must enqueue one message whose body is the JSON value body (the
 	// canonical JSON text, which the platform must not alter) with the
 	// options given, or return an error whose text is the platform's reason.
-	Send(binding string, body []byte, opts SendOptions) error
+	// ctx is the caller's: when it ends before the platform has the message,
+	// Send should give up and return an error that wraps ctx.Err().
+	Send(ctx context.Context, binding string, body []byte, opts SendOptions) error
 	// SendBatch must enqueue msgs, in order, as one batch, or return an error
 	// whose text is the platform's reason. Whether some were enqueued when it
-	// fails is the platform's business (the spec leaves it there).
-	SendBatch(binding string, msgs []BatchMessage) error
+	// fails is the platform's business (the spec leaves it there). ctx is
+	// honoured as by Send.
+	SendBatch(ctx context.Context, binding string, msgs []BatchMessage) error
 }
 
 // SendOptions are the options of one send. ContentType is always "json";
@@ -49,10 +54,12 @@ const contentTypeJSON = "json"
 //     (MsgBodyNotFinite); then the canonical text's size (MsgBodyTooLarge).
 //  3. delaySeconds: "延迟秒数须在 0 至 43200（12 小时）之间" (MsgDelayRange).
 //
-// Only then is the platform called, with the canonical JSON text and
+// Only then is the platform called, with ctx, the canonical JSON text and
 // SendOptions{ContentType: "json"}, plus DelaySeconds when it is not 0. A
-// platform error is a Failure: MsgSendFailed followed by its text.
-func SendQueueMessage(p Platform, binding, body string, delaySeconds int) error {
+// platform error is a Failure: MsgSendFailed followed by its text; a ctx
+// that ended (canceled, past its deadline) is the platform's to report, so
+// it is a Failure too, and errors.Is(err, context.Canceled) holds.
+func SendQueueMessage(ctx context.Context, p Platform, binding, body string, delaySeconds int) error {
 	if err := checkBinding(p, binding); err != nil {
 		return err
 	}
@@ -64,7 +71,7 @@ func SendQueueMessage(p Platform, binding, body string, delaySeconds int) error 
 		return violation(MsgDelayRange)
 	}
 	opts := SendOptions{ContentType: contentTypeJSON, DelaySeconds: delaySeconds}
-	if err := p.Send(binding, canon, opts); err != nil {
+	if err := p.Send(ctx, binding, canon, opts); err != nil {
 		return failure(MsgSendFailed+err.Error(), err)
 	}
 	return nil

@@ -2,6 +2,7 @@ package hostbridge
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -274,9 +275,9 @@ func TestScanBatchPastTheLimit(t *testing.T) {
 	if err != nil || len(got) != MaxBatchMessages+1 || len(bodies) != (MaxBatchMessages+1)*len(`{"a":[1,"x"]}`) {
 		t.Fatalf("scanBatch: %d items, %d bytes of bodies, %v", len(got), len(bodies), err)
 	}
-	checkError(t, SendQueueBatch(p, "Q", text), &wantError{"violation", MsgBatchTooMany})
-	checkError(t, SendQueueBatch(p, "Q", "["+items+`{"body":2},]`), &wantError{"violation", MsgBatchNotArray})
-	checkError(t, SendQueueBatch(p, "Q", "["+items+`{"body":"\x"}]`), &wantError{"violation", MsgBatchNotArray})
+	checkError(t, SendQueueBatch(context.Background(), p, "Q", text), &wantError{"violation", MsgBatchTooMany})
+	checkError(t, SendQueueBatch(context.Background(), p, "Q", "["+items+`{"body":2},]`), &wantError{"violation", MsgBatchNotArray})
+	checkError(t, SendQueueBatch(context.Background(), p, "Q", "["+items+`{"body":"\x"}]`), &wantError{"violation", MsgBatchNotArray})
 	if calls := p.Calls(); len(calls) != 0 {
 		t.Fatalf("platform called: %v", calls)
 	}
@@ -292,7 +293,7 @@ func FuzzSendQueueMessage(f *testing.F) {
 		p := NewMemoryPlatform()
 		p.Bind("Q", "q")
 		p.Grant("Q")
-		err := SendQueueMessage(p, "Q", body, delay)
+		err := SendQueueMessage(context.Background(), p, "Q", body, delay)
 		calls := p.Calls()
 		if err != nil {
 			if len(calls) != 0 {
@@ -352,6 +353,38 @@ func benchScanBatch(b *testing.B, scan func([]byte) ([]batchItem, []byte, error)
 	for b.Loop() {
 		if _, _, err := scan(text); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestSendContext: a caller's context reaches the platform; one that has
+// ended fails the send as a Failure that wraps its error, and nothing is
+// sent.
+func TestSendContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	sends := []struct {
+		name, want string
+		send       func(p Platform) error
+	}{
+		{"SendQueueMessage", "队列发送失败：context canceled", func(p Platform) error { return SendQueueMessage(ctx, p, "Q", `{"a":1}`, 0) }},
+		{"SendQueueBatch", "队列批量发送失败：context canceled", func(p Platform) error { return SendQueueBatch(ctx, p, "Q", `[{"body":1}]`) }},
+	}
+	for _, c := range sends {
+		name, send := c.name, c.send
+		p := NewMemoryPlatform()
+		p.Bind("Q", "q")
+		p.Grant("Q")
+		err := send(p)
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != Failure || e.Msg != c.want {
+			t.Errorf("%s with a canceled context: %#v, want a Failure %s", name, err, c.want)
+		}
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: errors.Is(err, context.Canceled) = false", name)
+		}
+		if s := p.Stats("q"); s.Sent != 0 || len(p.Calls()) != 0 {
+			t.Errorf("%s: sent %d, calls %v; want nothing", name, s.Sent, p.Calls())
 		}
 	}
 }

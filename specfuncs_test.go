@@ -1,6 +1,9 @@
 package hostbridge
 
-import "testing"
+import (
+	"context"
+	"testing"
+)
 
 // The vectors in testdata/ name each call by its spec function's own name
 // (发送队列消息, 读取入站来源, …), so that a host in any language can run
@@ -8,7 +11,8 @@ import "testing"
 // functions; every test that runs a vector file calls through it.
 
 // specArgs are the arguments of one call, as a vector row gives them; each
-// function takes the ones its spec function has.
+// function takes the ones its spec function has (the producer's context is
+// context.Background(): the vectors set no deadline).
 type specArgs struct {
 	Event        Event
 	Platform     Platform // the queue producer's platform
@@ -37,10 +41,10 @@ func status[T any](st BodyStatus, v T, err error) (specResult, error) {
 
 var specFunctions = map[string]func(a specArgs) (specResult, error){
 	"发送队列消息": func(a specArgs) (specResult, error) {
-		return specResult{}, SendQueueMessage(a.Platform, a.Binding, a.Text, a.DelaySeconds)
+		return specResult{}, SendQueueMessage(context.Background(), a.Platform, a.Binding, a.Text, a.DelaySeconds)
 	},
 	"批量发送队列消息": func(a specArgs) (specResult, error) {
-		return specResult{}, SendQueueBatch(a.Platform, a.Binding, a.Text)
+		return specResult{}, SendQueueBatch(context.Background(), a.Platform, a.Binding, a.Text)
 	},
 	"读取队列批次": func(a specArgs) (specResult, error) { return value(ReadQueueBatch(a.Event)) },
 	"确认队列消息": func(a specArgs) (specResult, error) { return specResult{}, AckQueueMessage(a.Event, a.N) },

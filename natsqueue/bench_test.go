@@ -64,7 +64,7 @@ func benchNatsqueue(b *testing.B, p *Platform) {
 	b.ResetTimer()
 	opts := hostbridge.SendOptions{ContentType: "json"}
 	for range b.N {
-		if err := p.Send("Q", benchBody, opts); err != nil {
+		if err := p.Send(context.Background(), "Q", benchBody, opts); err != nil {
 			b.Fatal(err)
 		}
 	}

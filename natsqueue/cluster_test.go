@@ -1,6 +1,7 @@
 package natsqueue
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -30,7 +31,7 @@ func leaderLoss(t *testing.T, c *cluster, p *Platform) {
 	p.Grant("FO")
 	setConsumer(t, p, "fo", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 50 * time.Millisecond })
 	sentDelayed := time.Now()
-	if err := hostbridge.SendQueueMessage(p, "FO", `"delayed"`, 2); err != nil {
+	if err := hostbridge.SendQueueMessage(context.Background(), p, "FO", `"delayed"`, 2); err != nil {
 		t.Fatal(err)
 	}
 	l := newLedger()

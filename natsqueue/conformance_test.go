@@ -1,6 +1,7 @@
 package natsqueue
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,7 +93,7 @@ func replayRow(t *testing.T, p *Platform, queue string, row queuevectors.Row) {
 	})
 	for _, m := range row.Batch {
 		hm := hostbridge.Message{ID: m.ID, Attempts: m.Attempts, Timestamp: time.UnixMilli(m.Timestamp), Body: json.RawMessage(m.Body)}
-		if _, err := p.Enqueue(queue, hm, 0); err != nil {
+		if _, err := p.Enqueue(context.Background(), queue, hm, 0); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -33,7 +33,9 @@
 //     fails may have stored the messages before the failing one: JetStream
 //     has no atomic batch with schedules. A server that does not answer
 //     within Options.Timeout gives the reason "no answer from NATS
-//     JetStream: context deadline exceeded", so a send never hangs.
+//     JetStream: context deadline exceeded", so a send never hangs; the
+//     caller's context bounds the publish too (the earlier of the two ends
+//     it).
 //   - Delays: the schedule's time is the send time plus the delay rounded
 //     up to a whole second (schedules have second granularity), so a delay
 //     never fires early and at most a second late. Schedules are stored in

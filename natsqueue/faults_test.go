@@ -103,7 +103,7 @@ func senderTo(p *Platform, binding, prefix string, n int, gap time.Duration) ([]
 	failed := 0
 	for i := range n {
 		body := fmt.Sprintf(`"%s-%d"`, prefix, i)
-		if err := hostbridge.SendQueueMessage(p, binding, body, 0); err != nil {
+		if err := hostbridge.SendQueueMessage(context.Background(), p, binding, body, 0); err != nil {
 			failed++
 		} else {
 			ok = append(ok, body)
@@ -221,7 +221,7 @@ func TestServerUnreachable(t *testing.T) {
 	p.embed.WaitForShutdown()
 	for _, binding := range []string{"Q", "FRESH"} {
 		start := time.Now()
-		err := hostbridge.SendQueueMessage(p, binding, `2`, 0)
+		err := hostbridge.SendQueueMessage(context.Background(), p, binding, `2`, 0)
 		var e *hostbridge.Error
 		if !errors.As(err, &e) || e.Kind != hostbridge.Failure || !strings.HasPrefix(e.Msg, hostbridge.MsgSendFailed) || len(e.Msg) == len(hostbridge.MsgSendFailed) {
 			t.Errorf("%s: %v", binding, err)

@@ -252,7 +252,13 @@ func (p *Platform) newID() string {
 	return fmt.Sprintf("%s%016x", p.idBase, n)
 }
 
-// ctx is the context of one call to the server.
+// ctx is the context of one call to the server that no caller bounds.
 func (p *Platform) ctx() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), p.opts.Timeout)
+	return p.callCtx(context.Background())
+}
+
+// callCtx is the context of one call to the server on behalf of a caller's
+// ctx: it ends with ctx or after Options.Timeout, whichever comes first.
+func (p *Platform) callCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, p.opts.Timeout)
 }

@@ -35,7 +35,7 @@ func deliverWithin(t testing.TB, p *Platform, queue string, d time.Duration, h f
 
 func send(t testing.TB, p *Platform, body string, delay int) {
 	t.Helper()
-	if err := hostbridge.SendQueueMessage(p, "Q", body, delay); err != nil {
+	if err := hostbridge.SendQueueMessage(context.Background(), p, "Q", body, delay); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -74,7 +74,7 @@ func TestSendDeliverAck(t *testing.T) {
 	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchSize, s.MaxBatchTimeout = 3, 30*time.Second })
 	before := time.Now()
 	send(t, p, `{"a": 1}`, 0)
-	if err := hostbridge.SendQueueBatch(p, "Q", `[{"body":2},{"body":[3.0]}]`); err != nil {
+	if err := hostbridge.SendQueueBatch(context.Background(), p, "Q", `[{"body":2},{"body":[3.0]}]`); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
@@ -109,7 +109,7 @@ func TestCheckQueuePlatform(t *testing.T) {
 }
 
 func checkPlatform(t *testing.T, p *Platform) {
-	err := hostbridge.CheckQueuePlatform(p, "Q", func(h func(hostbridge.Event) error) bool {
+	err := hostbridge.CheckQueuePlatform(context.Background(), p, "Q", func(h func(hostbridge.Event) error) bool {
 		_, ok := deliverWithin(t, p, "q", 2*time.Second, h)
 		return ok
 	})
@@ -170,7 +170,7 @@ func TestDelayedSend(t *testing.T) {
 	p := openSingle(t)
 	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchSize, s.MaxBatchTimeout = 1, 0 })
 	sent := time.Now()
-	if err := hostbridge.SendQueueBatch(p, "Q", `[{"body":"late","delaySeconds":2},{"body":"soon","delaySeconds":1}]`); err != nil {
+	if err := hostbridge.SendQueueBatch(context.Background(), p, "Q", `[{"body":"late","delaySeconds":2},{"body":"soon","delaySeconds":1}]`); err != nil {
 		t.Fatal(err)
 	}
 	sentBy := time.Now()
@@ -308,7 +308,7 @@ func TestSendRefused(t *testing.T) {
 		delay   int
 		want    string
 	}{{"NOPE", 0, "binding NOPE is not configured"}, {"Q", -1, "delaySeconds -1 is out of range"}, {"Q", 43201, "delaySeconds 43201 is out of range"}} {
-		err := p.Send(tc.binding, []byte(`1`), hostbridge.SendOptions{ContentType: "json", DelaySeconds: tc.delay})
+		err := p.Send(context.Background(), tc.binding, []byte(`1`), hostbridge.SendOptions{ContentType: "json", DelaySeconds: tc.delay})
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%s %d: %v, want %s", tc.binding, tc.delay, err, tc.want)
 		}

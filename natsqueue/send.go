@@ -37,8 +37,8 @@ type outMsg struct {
 // binding's queue and returns once the server has it, or fails with the
 // platform's reason (an unconfigured binding, a delay outside
 // 0…MaxDelaySeconds, no answer within Options.Timeout, the server's error).
-func (p *Platform) Send(binding string, body []byte, opts hostbridge.SendOptions) error {
-	return p.SendBatch(binding, []hostbridge.BatchMessage{{Body: body, ContentType: opts.ContentType, DelaySeconds: opts.DelaySeconds}})
+func (p *Platform) Send(ctx context.Context, binding string, body []byte, opts hostbridge.SendOptions) error {
+	return p.SendBatch(ctx, binding, []hostbridge.BatchMessage{{Body: body, ContentType: opts.ContentType, DelaySeconds: opts.DelaySeconds}})
 }
 
 // SendBatch implements hostbridge.Platform: it publishes every message, in
@@ -46,7 +46,7 @@ func (p *Platform) Send(binding string, body []byte, opts hostbridge.SendOptions
 // is out of range; when a publish fails the ones before it may be stored
 // (JetStream has no atomic batch with schedules), and the first error is
 // returned.
-func (p *Platform) SendBatch(binding string, msgs []hostbridge.BatchMessage) error {
+func (p *Platform) SendBatch(ctx context.Context, binding string, msgs []hostbridge.BatchMessage) error {
 	queue, ok := p.queueOf(binding)
 	if !ok {
 		return errors.New("binding " + binding + " is not configured")
@@ -61,7 +61,7 @@ func (p *Platform) SendBatch(binding string, msgs []hostbridge.BatchMessage) err
 	for i, m := range msgs {
 		out[i] = outMsg{id: p.newID(), sentAt: now, attempts: 1, body: m.Body, ctype: m.ContentType, delay: m.DelaySeconds}
 	}
-	return p.publish(queue, out)
+	return p.publish(ctx, queue, out)
 }
 
 // Enqueue puts m on queue directly, as another producer of the deployment
@@ -69,7 +69,7 @@ func (p *Platform) SendBatch(binding string, msgs []hostbridge.BatchMessage) err
 // the current time, Attempts below 1 become 1. Body is a json.RawMessage
 // (content type json), a string (text) or a []byte (bytes); consumers get
 // the same Go type back. The delay is clamped to 0…MaxDelaySeconds.
-func (p *Platform) Enqueue(queue string, m hostbridge.Message, delaySeconds int) (string, error) {
+func (p *Platform) Enqueue(ctx context.Context, queue string, m hostbridge.Message, delaySeconds int) (string, error) {
 	o := outMsg{id: m.ID, sentAt: m.Timestamp, attempts: max(m.Attempts, 1), delay: min(max(delaySeconds, 0), hostbridge.MaxDelaySeconds)}
 	switch b := m.Body.(type) {
 	case json.RawMessage:
@@ -87,12 +87,12 @@ func (p *Platform) Enqueue(queue string, m hostbridge.Message, delaySeconds int)
 	if o.sentAt.IsZero() {
 		o.sentAt = time.Now()
 	}
-	return o.id, p.publish(queue, []outMsg{o})
+	return o.id, p.publish(ctx, queue, []outMsg{o})
 }
 
 // publish stores msgs on queue's stream, pipelined, and waits for every
 // acknowledgement within Options.Timeout.
-func (p *Platform) publish(queue string, msgs []outMsg) error {
+func (p *Platform) publish(ctx context.Context, queue string, msgs []outMsg) error {
 	q, err := p.ensureQueue(queue)
 	if err != nil {
 		return err
@@ -103,7 +103,7 @@ func (p *Platform) publish(queue string, msgs []outMsg) error {
 		}
 		return err
 	}
-	ctx, cancel := p.ctx()
+	ctx, cancel := p.callCtx(ctx)
 	defer cancel()
 	if len(msgs) == 1 {
 		m, opts := q.names.natsMsg(msgs[0])

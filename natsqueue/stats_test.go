@@ -59,11 +59,11 @@ func TestLimits(t *testing.T) {
 	}
 	send(t, p, `1`, 0)
 	send(t, p, `2`, 5)
-	err := p.Send("Q", []byte(`3`), hostbridge.SendOptions{ContentType: "json"})
+	err := p.Send(context.Background(), "Q", []byte(`3`), hostbridge.SendOptions{ContentType: "json"})
 	if !errors.Is(err, ErrQueueFull) {
 		t.Fatalf("third send: %v", err)
 	}
-	if err := p.SendBatch("Q", []hostbridge.BatchMessage{{Body: []byte(`3`)}, {Body: []byte(`4`)}}); !errors.Is(err, ErrQueueFull) {
+	if err := p.SendBatch(context.Background(), "Q", []hostbridge.BatchMessage{{Body: []byte(`3`)}, {Body: []byte(`4`)}}); !errors.Is(err, ErrQueueFull) {
 		t.Fatalf("batch: %v", err)
 	}
 	if s := p.Stats("q"); s.Sent != 2 || s.Pending != 2 {

@@ -1,6 +1,7 @@
 package pagehost
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -48,20 +49,20 @@ func (h *host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			reply(w, http.StatusMethodNotAllowed, msgMethod)
 			return
 		}
-		h.postBatch(w, ev)
+		h.postBatch(r.Context(), w, ev)
 	case strings.HasPrefix(path, pagesAt) && len(path) > len(pagesAt):
 		if method != http.MethodPost {
 			reply(w, http.StatusMethodNotAllowed, msgMethod)
 			return
 		}
-		h.postPage(w, ev, path[len(pagesAt)-1:])
+		h.postPage(r.Context(), w, ev, path[len(pagesAt)-1:])
 	default:
 		reply(w, http.StatusNotFound, msgNotFound)
 	}
 }
 
 // postPage enqueues the spec's example message for url.
-func (h *host) postPage(w http.ResponseWriter, ev hostbridge.Event, url string) {
+func (h *host) postPage(ctx context.Context, w http.ResponseWriter, ev hostbridge.Event, url string) {
 	if ok, _ := hostbridge.InboundQueryParamExists(ev, "version"); !ok {
 		reply(w, http.StatusBadRequest, msgNeedVersion)
 		return
@@ -74,7 +75,7 @@ func (h *host) postPage(w http.ResponseWriter, ev hostbridge.Event, url string) 
 		Refresh bool   `json:"refresh"`
 	}{"page", url, version, true})
 	if err == nil {
-		err = hostbridge.SendQueueMessage(h.store, Binding, string(body), 0)
+		err = hostbridge.SendQueueMessage(ctx, h.store, Binding, string(body), 0)
 	}
 	if err != nil {
 		h.replyError(w, err)
@@ -85,7 +86,7 @@ func (h *host) postPage(w http.ResponseWriter, ev hostbridge.Event, url string) 
 
 // postBatch sends the request's text, as it came, as a batch: the queue's
 // own checks judge it (SendQueueBatch), not a JSON reading before them.
-func (h *host) postBatch(w http.ResponseWriter, ev hostbridge.Event) {
+func (h *host) postBatch(ctx context.Context, w http.ResponseWriter, ev hostbridge.Event) {
 	status, text, err := hostbridge.ReadInboundStrictText(ev, maxBatch)
 	if err != nil {
 		h.replyError(w, err)
@@ -95,7 +96,7 @@ func (h *host) postBatch(w http.ResponseWriter, ev hostbridge.Event) {
 		h.replyStatus(w, status, text)
 		return
 	}
-	if err := hostbridge.SendQueueBatch(h.store, Binding, text); err != nil {
+	if err := hostbridge.SendQueueBatch(ctx, h.store, Binding, text); err != nil {
 		h.replyError(w, err)
 		return
 	}

@@ -43,24 +43,24 @@ func NewMemoryStore() *MemoryStore {
 }
 
 // Send is MemoryPlatform.Send, refused with ErrQueueFull when Queue is full.
-func (s *MemoryStore) Send(binding string, body []byte, opts hostbridge.SendOptions) error {
+func (s *MemoryStore) Send(ctx context.Context, binding string, body []byte, opts hostbridge.SendOptions) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.full(1) {
 		return ErrQueueFull
 	}
-	return s.MemoryPlatform.Send(binding, body, opts)
+	return s.MemoryPlatform.Send(ctx, binding, body, opts)
 }
 
 // SendBatch is MemoryPlatform.SendBatch, refused whole with ErrQueueFull when
 // Queue cannot take every message.
-func (s *MemoryStore) SendBatch(binding string, msgs []hostbridge.BatchMessage) error {
+func (s *MemoryStore) SendBatch(ctx context.Context, binding string, msgs []hostbridge.BatchMessage) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.full(len(msgs)) {
 		return ErrQueueFull
 	}
-	return s.MemoryPlatform.SendBatch(binding, msgs)
+	return s.MemoryPlatform.SendBatch(ctx, binding, msgs)
 }
 
 // full reports whether n more messages would take Queue over MaxPending.

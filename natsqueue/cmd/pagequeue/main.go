@@ -9,6 +9,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"strings"
@@ -65,12 +66,12 @@ func open(o natsqueue.Options, urls string) (pagehost.Store, error) {
 // store is natsqueue as a pagehost.Store.
 type store struct{ *natsqueue.Platform }
 
-func (s store) Send(binding string, body []byte, opts hostbridge.SendOptions) error {
-	return fullError(s.Platform.Send(binding, body, opts))
+func (s store) Send(ctx context.Context, binding string, body []byte, opts hostbridge.SendOptions) error {
+	return fullError(s.Platform.Send(ctx, binding, body, opts))
 }
 
-func (s store) SendBatch(binding string, msgs []hostbridge.BatchMessage) error {
-	return fullError(s.Platform.SendBatch(binding, msgs))
+func (s store) SendBatch(ctx context.Context, binding string, msgs []hostbridge.BatchMessage) error {
+	return fullError(s.Platform.SendBatch(ctx, binding, msgs))
 }
 
 // fullError is natsqueue's full queue as the host's.
