@@ -26,7 +26,8 @@ import (
 // The array is scanned once, over the raw bytes: each body is canonicalised
 // where it stands, so a body holding "],[", {"body":1}, quotes or
 // backslashes is never mis-split. A repeated body or delaySeconds keeps its
-// last value, as JSON.parse does. A platform error is a Failure:
+// last value, as JSON.parse does. Only after step 5 is p.SendBatch called
+// (p.Bound was asked in step 1). A platform error is a Failure:
 // MsgBatchSendFailed followed by its text.
 func SendQueueBatch(ctx context.Context, p Platform, binding, batch string) error {
 	if err := checkBinding(p, binding); err != nil {

@@ -362,7 +362,7 @@ func TestReadInboundJSONErrors(t *testing.T) {
 		t.Error("stream failure: cause lost")
 	}
 	// Bytes that are not UTF-8 are decoded leniently, as Request.json()
-	// does (DESIGN.md), over the whole body: never an Invalid UTF-8 error.
+	// does (doc.go), over the whole body: never an Invalid UTF-8 error.
 	for _, tt := range []struct {
 		chunks []string
 		want   string // the canonical text, or the error message
@@ -416,7 +416,7 @@ func TestReadInboundJSONErrors(t *testing.T) {
 }
 
 // TestInboundBodyDecisions runs testdata/inbound-body.json: the rows of the
-// decisions DESIGN.md takes on body reading (a whole chunk counted before it
+// decisions doc.go takes on body reading (a whole chunk counted before it
 // is validated; 读取入站癸象正文文 decoding leniently), their expectations
 // computed by node's TextDecoder and JSON.
 func TestInboundBodyDecisions(t *testing.T) {

@@ -134,8 +134,8 @@ func (p *refParser) token(tok json.Token, start int) (*refValue, error) {
 
 func (p *refParser) top() *refValue { return p.open[len(p.open)-1] }
 
-// push opens a container. DESIGN.md: the inbound functions bound nesting
-// (maxDepth); the queue reports nesting over 24 levels
+// push opens a container. The inbound functions bound nesting (maxDepth,
+// a decision doc.go records); the queue reports nesting over 24 levels
 // ("嵌套不得超过 24 层（数组或对象各算一层）") at the container that passes it.
 func (p *refParser) push(object bool, off int) error {
 	level := len(p.open) + 1

@@ -78,6 +78,13 @@ const (
 // reports it; otherwise it returns false and does nothing. A nil handler
 // returns nil. Several goroutines may deliver from one queue at once: each
 // gets its own batch.
+//
+// With the default settings (DefaultConsumerSettings, Cloudflare's) fewer
+// than 10 messages make a batch only once the oldest has been ready for 5 s:
+// on a VirtualClock, Deliver returns false until Advance has moved the clock
+// that far. A test that wants every ready message at once sets
+// MaxBatchTimeout to 0 (SetConsumer). ExampleMemoryPlatform_Deliver shows
+// both.
 func (p *MemoryPlatform) Deliver(queue string, handler func(Event) error) (DeliveryResult, bool) {
 	r, ok, _ := p.step(queue, handler)
 	return r, ok
@@ -222,7 +229,7 @@ func (p *MemoryPlatform) againLocked(q *memQueue, m *memMsg, delay int, now time
 			d.promote(now)
 			r.DeadLettered = append(r.DeadLettered, DeadLetter{ID: m.ID, Queue: dlq, Attempts: m.Attempts})
 			q.stats.DeadLettered++
-			// DESIGN.md: a dead letter starts again at attempts 1, as
+			// doc.go: a dead letter starts again at attempts 1, as
 			// Miniflare's does; id, timestamp and body are kept.
 			m.Attempts = 1
 			m.tries = 0

@@ -70,13 +70,38 @@
 //
 // # Decisions the specs leave open
 //
-// Where the specs are silent, the package does what follows (DESIGN.md is
-// the source of most of these), and its tests pin each choice.
+// Where the specs are silent, the package does what follows, and its tests
+// pin each choice. DECISIONS.md gives the reasoning behind the ones that
+// needed some. Where something is still open, the package chooses what a
+// careful host author would expect, writes the choice here and tests it.
 //
 // General:
 //   - Every function checks its event first (a queue event; a current HTTP
 //     request), then its arguments in order, and stops at the first problem.
 //   - Nesting counts arrays and objects: [] is 1, {"a":[1]} is 2, a scalar 0.
+//   - The root module is the reference and stays standard-library only (its
+//     go.mod has no require). Adapters to real engines (natsqueue, on NATS
+//     JetStream) are modules of their own in subfolders; the root package
+//     never imports them.
+//
+// Errors:
+//   - Every error for the app is an *Error: Msg is exactly the text of the
+//     app's exception. Texts a spec quotes are used verbatim; where a spec
+//     names no text the package names one (errors.go says which). A text
+//     never changes without a new spec version.
+//   - Kind: Violation (违规: the app's mistake, catchable, a fixed text),
+//     Failure (平台故障: catchable, the text carries the platform's or the
+//     stream's reason), Abort (部署错误 or a bridge limit: the host ends the
+//     request or event; not catchable). Catchable answers the host's one
+//     question. Kind values start at 1, so the zero Kind is never a real one.
+//   - Each exception has a sentinel (ErrEmptyBinding …); errors.Is(err,
+//     sentinel) holds for the exception whose text is Msg's constant part,
+//     whatever follows it (an item's "：序号 n", a binding name, a platform
+//     or parser reason). Business outcomes of body reads are BodyStatus
+//     values 0–5, never errors.
+//   - A JSON syntax error's reason (status 5, or after MsgJSONBodyInvalid)
+//     starts "SyntaxError: " and says what and where; only that prefix, the
+//     status and the offset are pinned (see Canonical JSON details).
 //
 // Producer (发送队列消息, 批量发送队列消息):
 //   - Order: binding (empty → Violation; not Bound, or a nil Platform →
@@ -84,6 +109,10 @@
 //     and JSON syntax, then nesting, host markers and ±Infinity (whichever
 //     comes first in the text), then the canonical size. Both the input and
 //     the canonical text must be at most 128000 bytes.
+//   - The binding check asks Platform.Bound first; Send and SendBatch are
+//     called only after every check passed, so a refused message or batch
+//     never reaches the platform (nothing of a batch is sent unless every
+//     item passes).
 //   - Host markers are exactly the keys $句柄, $未定义, $大整数 and $数字,
 //     compared after unescaping (so \u0024句柄 is caught), at any depth, in
 //     any object, whatever other keys it has. $set and other $ keys pass.
@@ -129,7 +158,10 @@
 //   - Consumer settings default to Cloudflare's: batches of 10 (1…100), a 5 s
 //     batch timeout (0…60 s), 3 retries (0…100), retry delay 0, no
 //     dead-letter queue, acked messages not redelivered when a batch fails
-//     (RedeliverAcked gives Miniflare's behaviour).
+//     (RedeliverAcked gives Miniflare's behaviour). So with the defaults a
+//     batch of fewer than 10 messages is delivered only 5 s after its oldest
+//     message became ready: under VirtualClock, Deliver returns false until
+//     the clock has been advanced that far (or MaxBatchTimeout is set to 0).
 //   - A batch is ready when full, or when its oldest ready message has waited
 //     the batch timeout since it became ready (after its delay). A message's
 //     timestamp is its send time; ids are 32 hex digits (16 random per
@@ -146,11 +178,21 @@
 //     MessageOutcome), the Batch that MemoryPlatform and natsqueue hand to a
 //     handler and that another Platform's delivery should use too.
 //   - Send and SendBatch refuse a delay outside 0…43200, as Cloudflare does.
+//     Delays and retry delays never fire early.
 //     Counters always satisfy Sent = Acked + DeadLettered + Dropped + Pending.
 //   - The record of producer calls (Calls) keeps the last DefaultCallLimit
 //     (1000) calls unless SetCallLimit says otherwise, in a ring, so a
 //     long-running host's record is bounded and recording a call costs the
 //     same at any limit.
+//
+// Durable platforms (a Platform that stores messages, as natsqueue does):
+//   - A send that returned nil survives a power loss of the node that stored
+//     it, by default; a faster policy is the operator's explicit choice,
+//     with its loss window documented.
+//   - Send delays and retry delays never fire early, across restarts and
+//     failover; attempts never decrease; counters never lose increments when
+//     no host process crashed. Delivery is at least once.
+//   - The ack/retry rules and redelivery are MemoryPlatform's (BatchRecord).
 //
 // 网页入站: event and URL pieces:
 //   - Only fetch, service-fetch and durable-fetch carry a request; any other
@@ -165,9 +207,13 @@
 //     parsed; file:, blob: and non-special schemes are refused), or a host
 //     that is not ASCII after percent-decoding (it needs IDNA, which the
 //     package does not do; both workerd and net/http refuse such a Host) is
-//     Failure MsgRequestURL. Labels starting xn-- are not checked as
-//     Punycode. Origin: scheme://host[:port]. Hostname: lower case, no
-//     port, IPv6 in brackets.
+//     Failure MsgRequestURL, for every URL reader.
+//   - A host label starting xn-- is decoded and validated as the URL
+//     Standard's domain to ASCII does (Punycode, then the IDNA checks); a
+//     host that fails makes every URL reader fail with MsgRequestURL, so no
+//     reader ever returns an origin, hostname or URL that new URL would
+//     reject. Origin: scheme://host[:port]. Hostname: lower case, no port,
+//     IPv6 in brackets.
 //   - Raw query: "" for no query and for a lone "?"; "??a" stays "??a".
 //   - Decoded path: percent-decoded exactly once (%2F → /, %252F → %2F, + stays
 //     +, %00 → NUL, U+FEFF kept); a % not followed by two hex digits, or
@@ -176,6 +222,11 @@
 //     space, lenient percent-decoding, invalid UTF-8 → U+FFFD, no BOM
 //     stripping, no further "?" stripped); the first pair of a name wins. A
 //     name argument that is not UTF-8 is converted as a USVString would be.
+//     These are the browser's rules, as the spec asks ("按浏览器 URL 查询参数
+//     规则"), also where workerd differs: a percent-encoded byte that is not
+//     UTF-8 decodes to U+FFFD (?a=%ff has the name a and the value U+FFFD,
+//     re-serialised a=%EF%BF%BD), where workerd keeps the raw byte (README.md
+//     lists it among the known platform differences).
 //   - Headers: several fields of one name are joined with ", ", as
 //     Headers.get does; a host's hand-built http.Header may spell names in
 //     any case, and when it holds one name under several spellings their
@@ -217,8 +268,10 @@
 //     exactly where a buffer ends cannot be told from a longer one and is
 //     joined to the next: that can only turn a 4 into a 1, when the next chunk
 //     crosses the limit. Both text readers strip one leading BOM, also when it
-//     is split across chunks; the 16 MiB lenient limit counts decoded UTF-8
-//     bytes and applies only to a body within the limit.
+//     is split across chunks, and only at the very start; the lenient reader
+//     decodes as the WHATWG UTF-8 decode does (each maximal subpart of an
+//     ill-formed sequence becomes one U+FFFD); the 16 MiB lenient limit
+//     counts decoded UTF-8 bytes and applies only to a body within the limit.
 //   - One body, one reader: when two goroutines read one body at once,
 //     exactly one gets it and the other sees status 3. A Body that can
 //     check and lock itself in one step (HTTPEvent's can) is opened that
@@ -242,7 +295,9 @@
 //     is status 4); ReadInboundJSON reads the bytes as ReadInboundBytes does
 //     and decodes them leniently, as Request.json() does (the spec says only
 //     "以 UTF-8 解码（剥除 BOM）" for it): 22 FF 22 gives "\uFFFD". Both strip
-//     the BOM and canonicalise with a 1000-level parser bound, ±Infinity
+//     the BOM and canonicalise with a 1000-level parser bound (deeper is
+//     status 5, or the exception, with a SyntaxError reason: hosts differ
+//     here, so the package fixes one number every host can meet), ±Infinity
 //     written as null. Every failure of ReadInboundJSON is a catchable
 //     Failure: MsgJSONBodyTooLarge (input over 2 MiB or canonical text over
 //     2 MiB), MsgJSONBodyNone, MsgJSONBodyUsed, or MsgJSONBodyInvalid
@@ -252,7 +307,8 @@
 // Canonical JSON details:
 //   - A syntax error is worded "SyntaxError: <reason> in JSON at position
 //     <offset>". The words after "SyntaxError: " are for diagnosis, not API
-//     (DESIGN.md: engines word them differently); the offset is a byte
+//     (the spec calls the text 供诊断, and JavaScript engines word it
+//     differently from one version to the next); the offset is a byte
 //     offset into the decoded text, where V8 points: the unexpected byte, the
 //     character after the backslash of a bad escape ("\q": 2), the first
 //     non-hex digit of a bad \u escape, the text's length for an unexpected
@@ -272,6 +328,10 @@
 //     scheme; a target that starts with // is a path, never an authority. A
 //     host the parser rejects leaves the URL unparsed, as workerd's
 //     request.url is, and the URL readers then fail as new URL would.
+//   - Before parsing, the . and .. segments are removed from the raw target
+//     as workerd does when it builds request.url: splitting on / only, \
+//     and # being ordinary characters in that pass, so the path of GET
+//     /x\y/.. is /. The parser's own dot-segment rules then apply as usual.
 //   - Bytes that are not UTF-8, in a header value or in the raw
 //     request-target, are decoded the lenient way (each maximal ill-formed
 //     subpart becomes U+FFFD), as workerd does: GET /\xFF has the raw path

@@ -1,6 +1,9 @@
 package hostbridge
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Kind says how a host must treat an *Error.
 type Kind uint8
@@ -32,6 +35,12 @@ func (k Kind) String() string {
 
 // Error is every error the package returns for the app: Msg is exactly what
 // the app's exception says, Err the platform's or the parser's cause, if any.
+//
+// To branch on an exception, use errors.Is with its sentinel (ErrBodyTooLarge,
+// ErrBindingNotGranted, …): it holds whatever the message carries after the
+// exception's constant text (an item's "：序号 n", a binding name, a
+// platform's or a parser's reason), so no caller needs to match strings.
+// errors.As gives the *Error, its Kind and its exact Msg.
 type Error struct {
 	Kind Kind
 	Msg  string
@@ -42,6 +51,27 @@ func (e *Error) Error() string { return e.Msg }
 
 // Unwrap returns the cause, so errors.Is and errors.As see it.
 func (e *Error) Unwrap() error { return e.Err }
+
+// Is reports whether target is the sentinel of e's exception: the one whose
+// text is the longest prefix of e.Msg, of e's Kind. (MsgJSONBodyNone, for
+// one, is ErrJSONBodyNone and not ErrJSONBodyInvalid, whose text it starts
+// with.) Any other target, another *Error included, is false.
+func (e *Error) Is(target error) bool {
+	s := exceptionOf(e.Msg)
+	return s != nil && target == s && e.Kind == s.Kind
+}
+
+// exceptionOf returns the sentinel whose Msg is the longest prefix of msg,
+// nil when none is.
+func exceptionOf(msg string) *Error {
+	var best *Error
+	for _, s := range exceptions {
+		if strings.HasPrefix(msg, s.Msg) && (best == nil || len(s.Msg) > len(best.Msg)) {
+			best = s
+		}
+	}
+	return best
+}
 
 // Catchable reports whether the app may catch the error (尝试运行); an Abort
 // is not catchable: the host ends the request or event.
@@ -54,63 +84,124 @@ func itemError(msg string, n int) string   { return msg + MsgItemSuffix + strcon
 
 // The exception texts. They are the API: an app's exception says exactly
 // this, byte for byte, and tests compare them so. Do not edit a text without
-// a new spec version. Texts quoted by a spec are verbatim; the others are
-// DESIGN.md's catalogue.
+// a new spec version. Texts quoted by a spec are verbatim; the package names
+// the ones marked "(own)", where the spec names no text. A text ending in
+// "：" or " " is followed by what the comment says.
 const (
 	// 消息队列 0.1.0, producer.
-	MsgEmptyBinding      = "队列绑定名不能为空"
-	MsgBindingNotGranted = "队列绑定未授权或未配置：" // + binding
+	MsgEmptyBinding      = "队列绑定名不能为空"    // (own)
+	MsgBindingNotGranted = "队列绑定未授权或未配置：" // + binding (own)
 	MsgBodyNotJSON       = "消息体不是有效的 JSON 文字"
 	MsgBodyTooLarge      = "消息体超过 128000 字节"
-	MsgBodyTooDeep       = "消息体嵌套超过 24 层"
-	MsgBodyMarker        = "消息体含宿主专用记号"
-	MsgBodyNotFinite     = "消息体含非有限数字"
+	MsgBodyTooDeep       = "消息体嵌套超过 24 层" // (own)
+	MsgBodyMarker        = "消息体含宿主专用记号"   // (own)
+	MsgBodyNotFinite     = "消息体含非有限数字"    // (own)
 	MsgDelayRange        = "延迟秒数须在 0 至 43200 之间"
 	MsgSendFailed        = "队列发送失败："   // + the platform's text
 	MsgBatchSendFailed   = "队列批量发送失败：" // + the platform's text
 
-	MsgBatchNotArray    = "批量消息不是有效的 JSON 数组"
-	MsgBatchEmpty       = "批量消息不得少于 1 条"
+	MsgBatchNotArray    = "批量消息不是有效的 JSON 数组" // (own)
+	MsgBatchEmpty       = "批量消息不得少于 1 条"      // (own)
 	MsgBatchTooMany     = "批量消息不得超过 100 条"
-	MsgBatchTooLarge    = "批量消息超过 1 MiB"
-	MsgBatchBodiesTotal = "批量消息合计超过 256000 字节"
-	MsgItemNotObject    = "批量消息项不是对象"
-	MsgItemNoBody       = "批量消息项缺少 body"
-	MsgItemBadKey       = "批量消息项含不允许的字段 " // + the key
-	MsgItemSuffix       = "：序号 "          // + n, after any item problem
+	MsgBatchTooLarge    = "批量消息超过 1 MiB"       // (own)
+	MsgBatchBodiesTotal = "批量消息合计超过 256000 字节" // (own)
+	MsgItemNotObject    = "批量消息项不是对象"          // (own)
+	MsgItemNoBody       = "批量消息项缺少 body"       // (own)
+	MsgItemBadKey       = "批量消息项含不允许的字段 "      // + the key (own)
+	MsgItemSuffix       = "：序号 "               // + n, after any item problem
 
 	// 消息队列 0.1.0, consumer.
 	MsgNotQueueEvent  = "当前事件不是队列事件"
 	MsgMessageIndex   = "队列消息序号越界"
 	MsgMessageNotJSON = "队列消息正文不是 JSON 值：序号 " // + n
-	MsgMessageTooDeep = "队列消息正文嵌套超过 32 层：序号 " // + n
+	MsgMessageTooDeep = "队列消息正文嵌套超过 32 层：序号 " // + n (own)
 
 	// 网页入站 0.8.0.
 	MsgNoRequest        = "当前没有 HTTP 请求"
-	MsgPathEncoding     = "入站路径编码无效"
+	MsgPathEncoding     = "入站路径编码无效" // (own)
 	MsgHeaderName       = "入站标头名称无效"
-	MsgSameOriginPath   = "同源网址路径无效"
-	MsgSameOriginList   = "同源网址的设置或删除列表超过 16 项"
+	MsgSameOriginPath   = "同源网址路径无效"            // (own)
+	MsgSameOriginList   = "同源网址的设置或删除列表超过 16 项" // (own)
 	MsgBodyLimitRange   = "入站正文字节上限须在 1 至 16777216"
 	MsgLenientTooLong   = "宽松解码后的文字超过 16 MiB"
 	MsgBodyReadFailed   = "读取入站正文失败：" // + the stream's reason
 	MsgJSONBodyTooLarge = "入站 JSON 正文超过 2 MiB"
-	MsgJSONBodyInvalid  = "入站 JSON 正文无效：" // + the reason
-	MsgJSONBodyNone     = "入站 JSON 正文无效：没有正文"
-	MsgJSONBodyUsed     = "入站 JSON 正文无效：正文已被读取"
+	MsgJSONBodyInvalid  = "入站 JSON 正文无效："       // + the reason
+	MsgJSONBodyNone     = "入站 JSON 正文无效：没有正文"   // (own)
+	MsgJSONBodyUsed     = "入站 JSON 正文无效：正文已被读取" // (own)
 	MsgJSONLimitRange   = "入站 JSON 正文字节上限须在 1 至 8388608"
-	// MsgRequestURL: the URL readers' Failure when Request.URL is not an
-	// absolute http(s) URL a URL parser accepts (new URL would throw), or is
-	// empty: a request that named no host and arrived on no known address.
+	// MsgRequestURL (own): the URL readers' Failure when Request.URL is not
+	// an absolute URL of a scheme a request has (ftp, http, https, ws, wss)
+	// that the URL parser accepts (where new URL would throw), or has a host
+	// that is not ASCII after percent-decoding (new URL would map it by
+	// IDNA, which the package does not do), or is empty: a request that
+	// named no host and arrived on no known address.
 	MsgRequestURL = "入站请求网址无效"
 )
+
+// The exceptions, one sentinel each, for errors.Is (see Error.Is): Kind and
+// Msg are the exception's kind and constant text. They are values to compare
+// with, never returned themselves; do not modify them.
+var (
+	// 消息队列 0.1.0, producer.
+	ErrEmptyBinding      = sentinel(Violation, MsgEmptyBinding)
+	ErrBindingNotGranted = sentinel(Abort, MsgBindingNotGranted)
+	ErrBodyNotJSON       = sentinel(Violation, MsgBodyNotJSON)
+	ErrBodyTooLarge      = sentinel(Violation, MsgBodyTooLarge)
+	ErrBodyTooDeep       = sentinel(Violation, MsgBodyTooDeep)
+	ErrBodyMarker        = sentinel(Violation, MsgBodyMarker)
+	ErrBodyNotFinite     = sentinel(Violation, MsgBodyNotFinite)
+	ErrDelayRange        = sentinel(Violation, MsgDelayRange)
+	ErrSendFailed        = sentinel(Failure, MsgSendFailed)
+	ErrBatchSendFailed   = sentinel(Failure, MsgBatchSendFailed)
+	ErrBatchNotArray     = sentinel(Violation, MsgBatchNotArray)
+	ErrBatchEmpty        = sentinel(Violation, MsgBatchEmpty)
+	ErrBatchTooMany      = sentinel(Violation, MsgBatchTooMany)
+	ErrBatchTooLarge     = sentinel(Violation, MsgBatchTooLarge)
+	ErrBatchBodiesTotal  = sentinel(Violation, MsgBatchBodiesTotal)
+	ErrItemNotObject     = sentinel(Violation, MsgItemNotObject)
+	ErrItemNoBody        = sentinel(Violation, MsgItemNoBody)
+	ErrItemBadKey        = sentinel(Violation, MsgItemBadKey)
+
+	// 消息队列 0.1.0, consumer.
+	ErrNotQueueEvent  = sentinel(Violation, MsgNotQueueEvent)
+	ErrMessageIndex   = sentinel(Violation, MsgMessageIndex)
+	ErrMessageNotJSON = sentinel(Violation, MsgMessageNotJSON)
+	ErrMessageTooDeep = sentinel(Abort, MsgMessageTooDeep)
+
+	// 网页入站 0.8.0.
+	ErrNoRequest        = sentinel(Failure, MsgNoRequest)
+	ErrPathEncoding     = sentinel(Violation, MsgPathEncoding)
+	ErrHeaderName       = sentinel(Violation, MsgHeaderName)
+	ErrSameOriginPath   = sentinel(Violation, MsgSameOriginPath)
+	ErrSameOriginList   = sentinel(Violation, MsgSameOriginList)
+	ErrBodyLimitRange   = sentinel(Violation, MsgBodyLimitRange)
+	ErrLenientTooLong   = sentinel(Violation, MsgLenientTooLong)
+	ErrBodyReadFailed   = sentinel(Failure, MsgBodyReadFailed)
+	ErrJSONBodyTooLarge = sentinel(Failure, MsgJSONBodyTooLarge)
+	ErrJSONBodyInvalid  = sentinel(Failure, MsgJSONBodyInvalid)
+	ErrJSONBodyNone     = sentinel(Failure, MsgJSONBodyNone)
+	ErrJSONBodyUsed     = sentinel(Failure, MsgJSONBodyUsed)
+	ErrJSONLimitRange   = sentinel(Violation, MsgJSONLimitRange)
+	ErrRequestURL       = sentinel(Failure, MsgRequestURL)
+)
+
+// exceptions are the sentinels Error.Is chooses from.
+var exceptions []*Error
+
+// sentinel returns a new sentinel and adds it to exceptions.
+func sentinel(kind Kind, msg string) *Error {
+	e := &Error{Kind: kind, Msg: msg}
+	exceptions = append(exceptions, e)
+	return e
+}
 
 // The reasons of a JSON syntax error (status 5, or after MsgJSONBodyInvalid).
 // Each is written "SyntaxError: <reason> in JSON at position <offset>", the
 // way JavaScript hosts word them. Only the prefix "SyntaxError: " and the
 // offset are pinned: the words after the prefix are for diagnosis
 // ("供诊断"), not API, and engines word them differently from one version
-// to the next (DESIGN.md). The offset is a byte offset into the decoded
+// to the next. The offset is a byte offset into the decoded
 // text (after any BOM), not a count of UTF-16 code units as in JavaScript;
 // it points where V8 points: the unexpected byte, the character after the
 // backslash of a bad escape, the first non-hex digit of a bad \u escape,

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"time"
 
 	"hostbridge"
@@ -197,4 +199,129 @@ func ExampleReadInboundBoundedJSON() {
 	// 0 {"1":3,"2":2,"b":4e+21,"s":"中/"} <nil>
 	// 5 SyntaxError: Unexpected token 'b' in JSON at position 1 <nil>
 	// 入站 JSON 正文无效：没有正文
+}
+
+// ExampleHTTPEvent is a net/http handler that reads the request through
+// HTTPEvent and queues a message, run here with httptest.
+func ExampleHTTPEvent() {
+	q := newPlatform()
+	handler := func(w http.ResponseWriter, r *http.Request) {
+		ev := hostbridge.HTTPEvent(r)
+		origin, _ := hostbridge.InboundOrigin(ev)
+		path, _ := hostbridge.InboundDecodedPath(ev)
+		version, _ := hostbridge.InboundQueryParam(ev, "version")
+		status, meta, err := hostbridge.ReadInboundBoundedJSON(ev, 1024)
+		if err == nil && status != hostbridge.BodyOK {
+			http.Error(w, fmt.Sprint("body status ", status), http.StatusBadRequest)
+			return
+		}
+		msg, _ := json.Marshal(map[string]any{"origin": origin, "url": path, "version": version, "meta": json.RawMessage(meta)})
+		if err == nil {
+			err = hostbridge.SendQueueMessage(r.Context(), q, "PAGE_QUEUE", string(msg), 0)
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+	}
+
+	w := httptest.NewRecorder()
+	handler(w, httptest.NewRequest("POST", "https://Example.COM/pages/a%20b?version=v2", strings.NewReader(`{"tags": ["x"], "n": 1.0}`)))
+	fmt.Println(w.Code)
+	fmt.Printf("%s\n", q.Calls()[0].Messages[0].Body)
+
+	w = httptest.NewRecorder()
+	handler(w, httptest.NewRequest("POST", "/pages/b", strings.NewReader(`{bad`)))
+	fmt.Print(w.Code, " ", w.Body)
+	// Output:
+	// 202
+	// {"meta":{"tags":["x"],"n":1},"origin":"https://example.com","url":"/pages/a b","version":"v2"}
+	// 400 body status 5
+}
+
+// ExampleMemoryPlatform_Deliver consumes a queue in a test, on a virtual
+// clock. The default consumer settings are Cloudflare's: a batch is ready
+// when it holds MaxBatchSize (10) messages, or when its oldest message has
+// waited MaxBatchTimeout (5 s). So a lone message is not delivered until the
+// clock has moved 5 s: until then Deliver returns false and does nothing.
+func ExampleMemoryPlatform_Deliver() {
+	ctx := context.Background()
+	p := newPlatform()
+	p.VirtualClock(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
+	handler := func(ev hostbridge.Event) error {
+		for _, m := range ev.Batch().Messages() {
+			fmt.Printf("  delivered %s, attempt %d\n", m.Body, m.Attempts)
+		}
+		return nil // every message not retried is acked
+	}
+
+	hostbridge.SendQueueMessage(ctx, p, "PAGE_QUEUE", `{"url":"/a"}`, 0)
+	_, ok := p.Deliver("pages", handler)
+	fmt.Println("at 0 s:", ok)
+	p.Advance(4 * time.Second)
+	_, ok = p.Deliver("pages", handler)
+	fmt.Println("at 4 s:", ok)
+	p.Advance(time.Second)
+	fmt.Println("at 5 s:")
+	r, ok := p.Deliver("pages", handler)
+	fmt.Println(ok, r.Outcome, p.Stats("pages").Acked)
+
+	// With MaxBatchTimeout 0 a message is delivered as soon as it is ready:
+	// here, when its 30 s delay has passed.
+	s := p.Consumer("pages")
+	s.MaxBatchTimeout = 0
+	p.SetConsumer("pages", s)
+	hostbridge.SendQueueMessage(ctx, p, "PAGE_QUEUE", `{"url":"/b"}`, 30)
+	_, ok = p.Deliver("pages", handler)
+	fmt.Println("delayed:", ok)
+	p.Advance(30 * time.Second)
+	fmt.Println("30 s later:")
+	_, ok = p.Deliver("pages", handler)
+	fmt.Println(ok)
+	// Output:
+	// at 0 s: false
+	// at 4 s: false
+	// at 5 s:
+	//   delivered {"url":"/a"}, attempt 1
+	// true ok 1
+	// delayed: false
+	// 30 s later:
+	//   delivered {"url":"/b"}, attempt 1
+	// true
+}
+
+// ExampleError branches on what went wrong: errors.As gives the *Error, its
+// Kind and the app's exact exception text; errors.Is matches an exception's
+// sentinel whatever its text carries after the constant part.
+func ExampleError() {
+	ctx := context.Background()
+	p := newPlatform()
+	p.FailNext("Queue is full")
+	for _, err := range []error{
+		hostbridge.SendQueueBatch(ctx, p, "PAGE_QUEUE", `[{"body":1},{"body":{"$句柄":"h"}}]`),
+		hostbridge.SendQueueMessage(ctx, p, "OTHER_QUEUE", `1`, 0),
+		hostbridge.SendQueueMessage(ctx, p, "PAGE_QUEUE", `1`, 0),
+	} {
+		var e *hostbridge.Error
+		if !errors.As(err, &e) {
+			continue
+		}
+		fmt.Printf("%s (catchable %v): %s\n", e.Kind, e.Catchable(), e.Msg)
+		switch {
+		case errors.Is(err, hostbridge.ErrBodyMarker):
+			fmt.Println("  a host marker key, in some item of the batch")
+		case errors.Is(err, hostbridge.ErrBindingNotGranted):
+			fmt.Println("  a deployment error: end the request (HTTP 500)")
+		case errors.Is(err, hostbridge.ErrSendFailed):
+			fmt.Println("  the platform refused:", e.Err)
+		}
+	}
+	// Output:
+	// 违规 (catchable true): 消息体含宿主专用记号：序号 1
+	//   a host marker key, in some item of the batch
+	// 中止 (catchable false): 队列绑定未授权或未配置：OTHER_QUEUE
+	//   a deployment error: end the request (HTTP 500)
+	// 平台故障 (catchable true): 队列发送失败：Queue is full
+	//   the platform refused: Queue is full
 }

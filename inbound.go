@@ -14,8 +14,12 @@ type Request interface {
 	// Method is the method as the host received it.
 	Method() string
 	// URL is the absolute URL (what Request.url gives in a Worker). It need
-	// not be normalised: the readers parse it as new URL does, and fail
-	// with MsgRequestURL where new URL would throw.
+	// not be normalised: the readers parse it as new URL does. They fail
+	// with MsgRequestURL where new URL would throw, for a scheme other than
+	// ftp, http, https, ws and wss, and for a host that is not ASCII after
+	// percent-decoding (https://bücher.example/, which new URL would map to
+	// xn--bcher-kva by IDNA: a host on the wire is ASCII, so only a
+	// hand-built URL can have one).
 	URL() string
 	// Header holds the request's headers; names are matched
 	// case-insensitively.
@@ -92,9 +96,10 @@ func currentRequest(ev Event) (Request, error) {
 }
 
 // currentURL is the URL of the current request, parsed as new URL parses
-// it: what the URL readers start with. A URL the parser rejects (or leaves
-// to IDNA), an empty one, or one of a scheme other than ftp, http, https,
-// ws and wss is Failure MsgRequestURL.
+// it: what the URL readers start with. A URL the parser rejects, one whose
+// host is not ASCII after percent-decoding (new URL would apply IDNA), an
+// empty one, or one of a scheme other than ftp, http, https, ws and wss is
+// Failure MsgRequestURL.
 func currentURL(ev Event) (urlParts, error) {
 	r, err := currentRequest(ev)
 	if err != nil {

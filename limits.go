@@ -41,6 +41,6 @@ const (
 	JSONBodyLimit = 2 << 20
 	// "上限 1 至 8388608，即 8 MiB"
 	MaxBoundedJSONLimit = 8 << 20
-	// DESIGN.md: inbound JSON nests at most 1000 levels; deeper is status 5.
+	// doc.go: inbound JSON nests at most 1000 levels; deeper is status 5.
 	MaxJSONDepth = 1000
 )

@@ -346,7 +346,7 @@ func TestMemoryMaxRetriesDeadLetter(t *testing.T) {
 	noBatch(t, p, "q")
 	checkStats(t, p, "q", QueueStats{Sent: 2, Delivered: 8, Retried: 6, DeadLettered: 2})
 	// The dead letters keep their ID, timestamp and body; attempts start
-	// again at 1 (DESIGN.md, as Miniflare does).
+	// again at 1 (doc.go, as Miniflare does).
 	dl := p.Queued("dlq")
 	if len(dl) != 2 || dl[0].Attempts != 1 || dl[1].Attempts != 1 || !dl[0].Timestamp.Equal(epoch) ||
 		dl[0].ID != seenIDs[0] || dl[1].ID != seenIDs[1] || string(dl[1].Body.(json.RawMessage)) != "1" {

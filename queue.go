@@ -4,7 +4,9 @@ import "context"
 
 // Platform is the deployment's queues, as the host sees them. Production maps
 // it to Cloudflare Queue bindings (send, sendBatch); MemoryPlatform is the
-// in-memory one. The package calls a Platform only after every check passed.
+// in-memory one. The producer functions ask Bound first, as their first
+// check (the binding's), and call Send or SendBatch only after every check
+// passed, so a refused message or batch never reaches them.
 type Platform interface {
 	// Bound reports whether binding is granted to the app (as in
 	// {"QUEUE":["PAGE_QUEUE"]}) and configured in this deployment. It must not
@@ -45,7 +47,8 @@ const contentTypeJSON = "json"
 // The checks, in order, each stopping at its first problem:
 //
 //  1. binding: empty is a Violation (MsgEmptyBinding); "未授权或当前部署没有配置的
-//     名称是部署错误，宿主直接中止当前请求" — not Bound is an Abort.
+//     名称是部署错误，宿主直接中止当前请求" — p.Bound(binding) false (or p
+//     nil) is an Abort.
 //  2. body: "输入文字与规范化后的文字都不得超过 128 KB，即 128000 个 UTF-8 字节"
 //     — the input first (MsgBodyTooLarge); then valid UTF-8 and strict JSON
 //     (MsgBodyNotJSON); then, on the parsed value, whichever comes first in
@@ -54,7 +57,7 @@ const contentTypeJSON = "json"
 //     (MsgBodyNotFinite); then the canonical text's size (MsgBodyTooLarge).
 //  3. delaySeconds: "延迟秒数须在 0 至 43200（12 小时）之间" (MsgDelayRange).
 //
-// Only then is the platform called, with ctx, the canonical JSON text and
+// Only then is p.Send called, with ctx, the canonical JSON text and
 // SendOptions{ContentType: "json"}, plus DelaySeconds when it is not 0. A
 // platform error is a Failure: MsgSendFailed followed by its text; a ctx
 // that ended (canceled, past its deadline) is the platform's to report, so

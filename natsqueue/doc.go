@@ -55,7 +55,7 @@
 //     same delay come back in no fixed order.
 //   - MaxRetries counts deliveries from this queue: after MaxRetries+1 a
 //     failing message is copied to the DeadLetterQueue (same ID, send time
-//     and body; attempts start again at 1, as DESIGN.md decides; the copy's
+//     and body; attempts start again at 1, as hostbridge decides; the copy's
 //     publish ID names the original's stream sequence, so a host that dies
 //     between the copy and the removal stores it once) and then terminated;
 //     without one it is terminated (dropped). A message that arrives already

@@ -1,0 +1,253 @@
+package hostbridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/ast"
+	goparser "go/parser"
+	"go/token"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// errorsGoTexts returns the exception texts of errors.go by constant name,
+// and the constant each Err variable is built from, read from the source so
+// that a new constant without a sentinel cannot go unnoticed.
+func errorsGoTexts(t *testing.T) (texts map[string]string, sentinelOf map[string]string) {
+	t.Helper()
+	f, err := goparser.ParseFile(token.NewFileSet(), "errors.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts, sentinelOf = map[string]string{}, map[string]string{}
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || (g.Tok != token.CONST && g.Tok != token.VAR) {
+			continue
+		}
+		for _, spec := range g.Specs {
+			v := spec.(*ast.ValueSpec)
+			for i, name := range v.Names {
+				switch {
+				case g.Tok == token.CONST && strings.HasPrefix(name.Name, "Msg"):
+					s, err := strconv.Unquote(v.Values[i].(*ast.BasicLit).Value)
+					if err != nil {
+						t.Fatal(err)
+					}
+					texts[name.Name] = s
+				case g.Tok == token.VAR && strings.HasPrefix(name.Name, "Err"):
+					arg := v.Values[i].(*ast.CallExpr).Args[1].(*ast.Ident)
+					sentinelOf[name.Name] = arg.Name
+				}
+			}
+		}
+	}
+	return texts, sentinelOf
+}
+
+// TestErrorSentinels: every exception text of errors.go (all Msg constants
+// but the item suffix) has exactly one sentinel, named after it, in the
+// list Error.Is chooses from.
+func TestErrorSentinels(t *testing.T) {
+	texts, sentinelOf := errorsGoTexts(t)
+	delete(texts, "MsgItemSuffix")
+	if len(texts) < 36 {
+		t.Fatalf("read %d texts from errors.go", len(texts))
+	}
+	for errName, msgName := range sentinelOf {
+		if errName != "Err"+strings.TrimPrefix(msgName, "Msg") {
+			t.Errorf("%s is built from %s", errName, msgName)
+		}
+	}
+	inList := map[string]bool{}
+	for _, s := range exceptions {
+		if inList[s.Msg] {
+			t.Errorf("%q twice in exceptions", s.Msg)
+		}
+		inList[s.Msg] = true
+	}
+	for name, text := range texts {
+		if _, ok := sentinelOf["Err"+strings.TrimPrefix(name, "Msg")]; !ok {
+			t.Errorf("%s has no sentinel", name)
+		}
+		if !inList[text] {
+			t.Errorf("%s is not in exceptions", name)
+		}
+	}
+	if len(exceptions) != len(texts) {
+		t.Errorf("%d sentinels for %d texts", len(exceptions), len(texts))
+	}
+}
+
+// errorCase is a call that raises one exception, with the exact Msg it must
+// carry.
+type errorCase struct {
+	name     string
+	sentinel *Error
+	err      error
+	msg      string
+}
+
+// producerErrorCases raise every producer exception, with and without an
+// item suffix, through the public functions.
+func producerErrorCases() []errorCase {
+	p := NewMemoryPlatform()
+	p.Bind("Q", "q")
+	p.GrantJSON(`{"QUEUE":["Q"]}`)
+	ctx := context.Background()
+	send := func(binding, body string, delay int) error { return SendQueueMessage(ctx, p, binding, body, delay) }
+	batch := func(text string) error { return SendQueueBatch(ctx, p, "Q", text) }
+	str := func(n int) string { return `"` + strings.Repeat("a", n) + `"` }
+	item := func(body string) string { return `{"body":` + body + `}` }
+	many := "[" + strings.TrimSuffix(strings.Repeat(item("1")+",", 101), ",") + "]"
+	deep := strings.Repeat("[", 25) + strings.Repeat("]", 25)
+	return []errorCase{
+		{"empty binding", ErrEmptyBinding, send("", "1", 0), MsgEmptyBinding},
+		{"binding", ErrBindingNotGranted, send("OTHER", "1", 0), MsgBindingNotGranted + "OTHER"},
+		{"not JSON", ErrBodyNotJSON, send("Q", "{", 0), MsgBodyNotJSON},
+		{"too large", ErrBodyTooLarge, send("Q", str(128000), 0), MsgBodyTooLarge},
+		{"too deep", ErrBodyTooDeep, send("Q", deep, 0), MsgBodyTooDeep},
+		{"marker", ErrBodyMarker, send("Q", `{"$句柄":1}`, 0), MsgBodyMarker},
+		{"infinite", ErrBodyNotFinite, send("Q", "1e999", 0), MsgBodyNotFinite},
+		{"delay", ErrDelayRange, send("Q", "1", 43201), MsgDelayRange},
+		{"send failed", ErrSendFailed, func() error { p.FailNext("Queue is full"); return send("Q", "1", 0) }(),
+			MsgSendFailed + "Queue is full"},
+		{"batch send failed", ErrBatchSendFailed, func() error { p.FailNext("Queue is full"); return batch("[" + item("1") + "]") }(),
+			MsgBatchSendFailed + "Queue is full"},
+		{"not array", ErrBatchNotArray, batch(`{}`), MsgBatchNotArray},
+		{"empty", ErrBatchEmpty, batch(`[]`), MsgBatchEmpty},
+		{"too many", ErrBatchTooMany, batch(many), MsgBatchTooMany},
+		{"batch too large", ErrBatchTooLarge, batch("[" + item("1") + strings.Repeat(" ", 1<<20) + "]"), MsgBatchTooLarge},
+		{"bodies total", ErrBatchBodiesTotal, batch("[" + item(str(100000)) + "," + item(str(100000)) + "," + item(str(100000)) + "]"),
+			MsgBatchBodiesTotal},
+		{"item not object", ErrItemNotObject, batch(`[{"body":1},2]`), MsgItemNotObject + "：序号 1"},
+		{"item no body", ErrItemNoBody, batch(`[{}]`), MsgItemNoBody + "：序号 0"},
+		{"item key", ErrItemBadKey, batch(`[{"body":1,"contentType":"json"}]`), MsgItemBadKey + "contentType：序号 0"},
+		{"item body", ErrBodyNotFinite, batch(`[{"body":1},{"body":1},{"body":1},{"body":-1e400}]`), MsgBodyNotFinite + "：序号 3"},
+		{"item too large", ErrBodyTooLarge, batch("[" + item(str(128000)) + "]"), MsgBodyTooLarge + "：序号 0"},
+		{"item delay", ErrDelayRange, batch(`[{"body":1,"delaySeconds":1.5}]`), MsgDelayRange + "：序号 0"},
+	}
+}
+
+// consumerErrorCases raise every consumer exception.
+func consumerErrorCases() []errorCase {
+	queue := func(body any) Event {
+		return testEvent{kind: "queue", batch: NewBatchRecord("q", []Message{{ID: "a", Attempts: 1, Body: body}})}
+	}
+	read := func(ev Event) error { _, err := ReadQueueBatch(ev); return err }
+	deep := json.RawMessage(strings.Repeat("[", 33) + strings.Repeat("]", 33))
+	return []errorCase{
+		{"not queue", ErrNotQueueEvent, read(testEvent{kind: "fetch"}), MsgNotQueueEvent},
+		{"index", ErrMessageIndex, AckQueueMessage(queue(json.RawMessage("1")), 1), MsgMessageIndex},
+		{"retry delay", ErrDelayRange, RetryQueueMessage(queue(json.RawMessage("1")), 0, 43201), MsgDelayRange},
+		{"not JSON value", ErrMessageNotJSON, read(queue("a Go string")), MsgMessageNotJSON + "0"},
+		{"message too deep", ErrMessageTooDeep, read(queue(deep)), MsgMessageTooDeep + "0"},
+	}
+}
+
+// inboundErrorCases raise every 网页入站 exception.
+func inboundErrorCases() []errorCase {
+	get := func(url string) Event { return NewRequestEvent("fetch", "GET", url, nil, nil) }
+	post := func(chunks ...[]byte) Event {
+		return NewRequestEvent("fetch", "POST", "https://a.example/", nil, &FakeBody{Chunks: chunks})
+	}
+	ev := get("https://a.example/%FF")
+	_, noRequest := InboundMethod(testEvent{kind: "scheduled"})
+	_, path := InboundDecodedPath(ev)
+	_, header := InboundHeader(ev, "bad name")
+	_, sameOrigin := InboundSameOriginURL(ev, "//evil.example/", nil, nil)
+	_, list := InboundSameOriginURL(ev, "/", nil, make([]string, 17))
+	_, _, limit := ReadInboundText(ev, 0)
+	_, _, lenient := ReadInboundText(post([]byte(strings.Repeat("\xff", 6<<20))), 16<<20)
+	_, _, readFailed := ReadInboundBytes(NewRequestEvent("fetch", "POST", "https://a.example/", nil,
+		&FakeBody{Chunks: [][]byte{[]byte("ab")}, Err: errors.New("connection reset")}), 10)
+	_, jsonTooLarge := ReadInboundJSON(post([]byte(`"` + strings.Repeat("a", 2<<20) + `"`)))
+	_, jsonInvalid := ReadInboundJSON(post([]byte(`{bad`)))
+	_, jsonNone := ReadInboundJSON(ev)
+	used := post([]byte("1"))
+	ReadInboundBytes(used, 10)
+	_, jsonUsed := ReadInboundJSON(used)
+	_, _, jsonLimit := ReadInboundBoundedJSON(ev, 8<<20+1)
+	_, requestURL := InboundOrigin(get("https://bücher.example/"))
+	return []errorCase{
+		{"no request", ErrNoRequest, noRequest, MsgNoRequest},
+		{"path", ErrPathEncoding, path, MsgPathEncoding},
+		{"header name", ErrHeaderName, header, MsgHeaderName},
+		{"same-origin path", ErrSameOriginPath, sameOrigin, MsgSameOriginPath},
+		{"same-origin list", ErrSameOriginList, list, MsgSameOriginList},
+		{"body limit", ErrBodyLimitRange, limit, MsgBodyLimitRange},
+		{"lenient", ErrLenientTooLong, lenient, MsgLenientTooLong},
+		{"read failed", ErrBodyReadFailed, readFailed, MsgBodyReadFailed + "connection reset"},
+		{"JSON too large", ErrJSONBodyTooLarge, jsonTooLarge, MsgJSONBodyTooLarge},
+		{"JSON invalid", ErrJSONBodyInvalid, jsonInvalid, MsgJSONBodyInvalid + "SyntaxError: Unexpected token 'b' in JSON at position 1"},
+		{"JSON none", ErrJSONBodyNone, jsonNone, MsgJSONBodyNone},
+		{"JSON used", ErrJSONBodyUsed, jsonUsed, MsgJSONBodyUsed},
+		{"JSON limit", ErrJSONLimitRange, jsonLimit, MsgJSONLimitRange},
+		{"request URL", ErrRequestURL, requestURL, MsgRequestURL},
+	}
+}
+
+// TestErrorsIs raises every exception through the public functions: the
+// error is an *Error whose Msg is the exact text and whose Kind is the
+// sentinel's, errors.Is matches its sentinel, also wrapped, and no other.
+func TestErrorsIs(t *testing.T) {
+	cases := append(append(producerErrorCases(), consumerErrorCases()...), inboundErrorCases()...)
+	raised := map[*Error]bool{}
+	for _, c := range cases {
+		var e *Error
+		if !errors.As(c.err, &e) {
+			t.Errorf("%s: %v is not an *Error", c.name, c.err)
+			continue
+		}
+		raised[c.sentinel] = true
+		if e.Msg != c.msg || e.Kind != c.sentinel.Kind {
+			t.Errorf("%s: %v %q, want %v %q", c.name, e.Kind, e.Msg, c.sentinel.Kind, c.msg)
+		}
+		for _, s := range exceptions {
+			if got := errors.Is(c.err, s); got != (s == c.sentinel) {
+				t.Errorf("%s: errors.Is(%q, sentinel %q) = %v", c.name, e.Msg, s.Msg, got)
+			}
+		}
+		if !errors.Is(fmt.Errorf("wrapped: %w", c.err), c.sentinel) {
+			t.Errorf("%s: wrapped, errors.Is is false", c.name)
+		}
+	}
+	for _, s := range exceptions {
+		if !raised[s] {
+			t.Errorf("no call raised %q", s.Msg)
+		}
+	}
+}
+
+// TestErrorIsStrict: Is matches only a sentinel, of the same Kind, and
+// still unwraps to the cause.
+func TestErrorIsStrict(t *testing.T) {
+	cause := errors.New("connection reset")
+	err := &Error{Kind: Failure, Msg: MsgSendFailed + cause.Error(), Err: cause}
+	if !errors.Is(err, ErrSendFailed) || !errors.Is(err, cause) {
+		t.Error("a send failure is ErrSendFailed and its cause")
+	}
+	p := NewMemoryPlatform()
+	p.Bind("Q", "q")
+	p.Grant("Q")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := SendQueueMessage(ctx, p, "Q", "1", 0); !errors.Is(err, ErrSendFailed) || !errors.Is(err, context.Canceled) {
+		t.Errorf("a canceled send: %v, want ErrSendFailed wrapping context.Canceled", err)
+	}
+	if errors.Is(err, &Error{Kind: Failure, Msg: MsgSendFailed}) {
+		t.Error("an *Error that is not a sentinel matched")
+	}
+	if errors.Is(&Error{Kind: Abort, Msg: MsgBodyTooLarge}, ErrBodyTooLarge) {
+		t.Error("an Abort matched a Violation's sentinel")
+	}
+	if errors.Is(&Error{Kind: Violation, Msg: "消息体"}, ErrBodyTooLarge) {
+		t.Error("a prefix of the text matched")
+	}
+	if !errors.Is(ErrJSONBodyNone, ErrJSONBodyNone) || errors.Is(ErrJSONBodyNone, ErrJSONBodyInvalid) {
+		t.Error("the longest prefix must win: 没有正文 is its own exception")
+	}
+}
