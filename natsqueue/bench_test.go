@@ -2,6 +2,7 @@ package natsqueue
 
 import (
 	"context"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -112,4 +113,45 @@ func benchPlain(b *testing.B, p *Platform, replicas int) {
 	<-done
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+}
+
+// BenchmarkSendDurability measures sends/s of 128 concurrent senders (one
+// message a call, as the host's clients) on the embedded server under both
+// sync policies, side by side: the default (answered after a shared sync of
+// the store) and nats-server's periodic sync (SyncInterval 2 min). It also
+// reports the syncs per send the default did.
+func BenchmarkSendDurability(b *testing.B) {
+	for _, c := range []struct {
+		name     string
+		interval time.Duration
+	}{{"sync=before-answer", 0}, {"sync=every-2m", 2 * time.Minute}} {
+		b.Run(c.name, func(b *testing.B) {
+			o := testOptions()
+			o.StoreDir, o.SyncInterval = b.TempDir(), c.interval
+			p := openWith(b, o)
+			if _, err := p.ensureQueue("q"); err != nil {
+				b.Fatal(err)
+			}
+			var syncs0 int64
+			if js, ok := p.js.(syncedJS); ok {
+				syncs0 = js.g.syncs.Load()
+			}
+			opts := hostbridge.SendOptions{ContentType: "json"}
+			b.SetParallelism(128 / runtime.GOMAXPROCS(0))
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := p.Send(context.Background(), "Q", benchBody, opts); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "sends/s")
+			if js, ok := p.js.(syncedJS); ok {
+				b.ReportMetric(float64(js.g.syncs.Load()-syncs0)/float64(b.N), "syncs/send")
+			}
+		})
+	}
 }

@@ -132,7 +132,7 @@ func runConsumers(t *testing.T, p *Platform, l *ledger, queues ...string) {
 func TestServerRestart(t *testing.T) {
 	dir := t.TempDir()
 	port := freePorts(t, 1)[0]
-	s, err := StartServer(dir, port)
+	s, err := startServer(dir, port)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func restartServer(t *testing.T, dir string, port int) *server.Server {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		s, err := StartServer(dir, port)
+		s, err := startServer(dir, port)
 		if err == nil {
 			return s
 		}

@@ -2,8 +2,6 @@ package natsqueue
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -39,6 +37,29 @@ type Options struct {
 	// Timeout bounds every call to the server: a send that gets no answer
 	// within it fails with the platform's reason (default 5 s).
 	Timeout time.Duration
+
+	// SyncInterval is the embedded server's durability. 0 (the default):
+	// a send is answered only after a sync of the store that started after
+	// the server stored it, so every message answered for survives a power
+	// loss; concurrent sends share their syncs. Above 0: the server syncs
+	// every SyncInterval (nats-server's periodic sync, 2 min by its
+	// default), faster, and a power loss can lose what was answered in the
+	// last SyncInterval. A cluster at URLs syncs as its servers are
+	// configured (sync_interval).
+	SyncInterval time.Duration
+	// Port, when above 0, lets the embedded server take TCP connections on
+	// 127.0.0.1:Port (for the nats CLI, say), from PortUser with
+	// PortPassword only (both required). By default it takes none:
+	// natsqueue connects to it in process.
+	Port                   int
+	PortUser, PortPassword string
+	// NATS are nats.go options for the connection to URLs, applied after
+	// natsqueue's own: credentials (nats.UserCredentials,
+	// nats.NkeyOptionFromSeed, nats.UserInfo, nats.Token) and TLS
+	// (nats.RootCAs, nats.ClientCert, nats.Secure with a tls.Config).
+	// With credentials the connection requires TLS: they are never sent in
+	// clear text.
+	NATS []nats.Option
 }
 
 // Platform is a hostbridge.Platform whose queues are NATS JetStream
@@ -49,6 +70,7 @@ type Platform struct {
 	nc     *nats.Conn
 	js     jetstream.JetStream
 	embed  *server.Server // the embedded server, nil on URLs
+	store  *embedded      // what the embedded server owns, nil on URLs
 	idBase string         // 16 hex digits, random per Platform
 
 	// cfg keeps the deployment's configuration, as MemoryPlatform does:
@@ -82,25 +104,10 @@ func Open(opts Options) (*Platform, error) {
 	}
 	p := &Platform{opts: opts, cfg: hostbridge.NewMemoryPlatform(), bindings: map[string]string{},
 		queues: map[string]*queueState{}, limits: map[string]queueLimits{}, retryUnit: time.Second}
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	p.idBase = hex.EncodeToString(b[:])
-	urls := opts.URLs
-	if len(urls) == 0 {
-		if p.embed, err = StartServer(opts.StoreDir, -1); err != nil {
-			return nil, err
-		}
-		urls = []string{p.embed.ClientURL()}
-	}
-	if err := p.connect(urls); err != nil {
-		p.shutdownEmbedded()
+	p.idBase = randomHex(8)
+	if err := p.connect(); err != nil {
+		p.Close()
 		return nil, err
-	}
-	if p.embed != nil {
-		if err := p.waitJetStream(); err != nil {
-			p.Close()
-			return nil, err
-		}
 	}
 	p.stopFlush, p.flushDone = make(chan struct{}), make(chan struct{})
 	go p.flusher(p.stopFlush, p.flushDone)
@@ -129,23 +136,57 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = 5 * time.Second
 	}
+	if o.Port < 0 || o.Port > 65535 {
+		return o, fmt.Errorf(msgPortRange, o.Port)
+	}
+	if o.Port != 0 && len(o.URLs) > 0 {
+		return o, errors.New(msgPortWithURLs)
+	}
+	if o.Port != 0 && (o.PortUser == "" || o.PortPassword == "") {
+		return o, errors.New(msgPortNeedsPassword)
+	}
 	return o, nil
 }
 
-// connect dials urls; the client reconnects for ever, since a cluster may
-// take a while to elect leaders after a node is lost.
-func (p *Platform) connect(urls []string) error {
-	nc, err := nats.Connect(strings.Join(urls, ","), nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond),
-		nats.Timeout(p.opts.Timeout), nats.Name("hostbridge natsqueue"))
+// connect starts the embedded server or dials URLs, checks the server's
+// version and, for the embedded server, waits until JetStream answers.
+func (p *Platform) connect() error {
+	if len(p.opts.URLs) > 0 {
+		return p.dial(strings.Join(p.opts.URLs, ","), secured(p.opts.URLs, p.opts.NATS))
+	}
+	e, err := startEmbedded(p.opts)
+	if err != nil {
+		return err
+	}
+	p.store, p.embed = e, e.srv
+	if err := p.dial("", e.auth); err != nil {
+		return err
+	}
+	if p.opts.SyncInterval == 0 && canSyncStore {
+		p.js = syncedJS{JetStream: p.js, g: &groupSync{sync: e.sync.sync}}
+	}
+	return p.waitJetStream()
+}
+
+// dial connects to url with extra options after natsqueue's own; the
+// client reconnects for ever, since a cluster may take a while to elect
+// leaders after a node is lost.
+func (p *Platform) dial(url string, extra []nats.Option) error {
+	opts := append([]nats.Option{nats.MaxReconnects(-1), nats.ReconnectWait(100 * time.Millisecond),
+		nats.Timeout(p.opts.Timeout), nats.Name("hostbridge natsqueue")}, extra...)
+	nc, err := nats.Connect(url, opts...)
 	if err != nil {
 		return fmt.Errorf("natsqueue: connect: %w", err)
 	}
+	p.nc = nc
+	if err := checkVersion(nc.ConnectedServerVersion()); err != nil {
+		return err
+	}
 	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(p.opts.Timeout))
 	if err != nil {
-		nc.Close()
 		return fmt.Errorf("natsqueue: %w", err)
 	}
-	p.nc, p.js = nc, js
+	p.js = js
 	return nil
 }
 
@@ -164,26 +205,9 @@ func (p *Platform) waitJetStream() error {
 	}
 }
 
-// StartServer starts a single-node JetStream server on 127.0.0.1 that keeps
-// its streams in dir, listening on port (-1: any free port), and waits until
-// it takes connections. A server restarted on the same dir finds its
-// streams, consumers and pending schedules again.
-func StartServer(dir string, port int) (*server.Server, error) {
-	s, err := server.NewServer(&server.Options{ServerName: "hostbridge", Host: "127.0.0.1", Port: port,
-		JetStream: true, StoreDir: dir, NoLog: true, NoSigs: true})
-	if err != nil {
-		return nil, fmt.Errorf("natsqueue: embedded server: %w", err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(30 * time.Second) {
-		s.Shutdown()
-		return nil, errors.New("natsqueue: embedded server did not start within 30 s")
-	}
-	return s, nil
-}
-
 // Close stores the last send counts, closes the connection and stops the
-// embedded server, if any. Messages already accepted stay in the streams.
+// embedded server, if any, releasing its store. Messages already accepted
+// stay in the streams.
 func (p *Platform) Close() error {
 	if p.stopFlush != nil {
 		close(p.stopFlush)
@@ -192,15 +216,10 @@ func (p *Platform) Close() error {
 	if p.nc != nil {
 		p.nc.Close()
 	}
-	p.shutdownEmbedded()
-	return nil
-}
-
-func (p *Platform) shutdownEmbedded() {
-	if p.embed != nil {
-		p.embed.Shutdown()
-		p.embed.WaitForShutdown()
+	if p.store != nil {
+		p.store.close()
 	}
+	return nil
 }
 
 // Conn returns the platform's connection (for hosts that also want plain

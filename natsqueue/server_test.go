@@ -48,10 +48,19 @@ func openBound(t testing.TB, o Options) *Platform {
 	return p
 }
 
+// startServer starts a single-node JetStream server that keeps its streams
+// in dir and takes connections on 127.0.0.1:port, open to anyone: the
+// stand-in for a server at URLs.
+func startServer(dir string, port int) (*server.Server, error) {
+	return runServer(&server.Options{ServerName: "hostbridge", Host: "127.0.0.1", Port: port,
+		JetStream: true, StoreDir: dir, NoLog: true, NoSigs: true})
+}
+
 // cluster is a 3-node JetStream cluster in this process, on loopback.
 type cluster struct {
 	t       testing.TB
 	opts    []*server.Options
+	client  []nats.Option // what a client needs to connect
 	mu      sync.Mutex
 	servers []*server.Server
 }
@@ -78,13 +87,20 @@ func freePorts(t testing.TB, n int) []int {
 
 func startCluster(t testing.TB) *cluster {
 	t.Helper()
+	return startClusterWith(t, nil)
+}
+
+// startClusterWith starts a cluster whose nodes' options secure edits; a
+// client connects with client.
+func startClusterWith(t testing.TB, secure func(*server.Options), client ...nats.Option) *cluster {
+	t.Helper()
 	const n = 3
 	ports := freePorts(t, 2*n)
 	var routes []string
 	for i := range n {
 		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", ports[n+i]))
 	}
-	c := &cluster{t: t, servers: make([]*server.Server, n)}
+	c := &cluster{t: t, servers: make([]*server.Server, n), client: client}
 	for i := range n {
 		c.opts = append(c.opts, &server.Options{
 			ServerName: fmt.Sprintf("n%d", i), Host: "127.0.0.1", Port: ports[i],
@@ -92,6 +108,9 @@ func startCluster(t testing.TB) *cluster {
 			Cluster: server.ClusterOpts{Name: "hb", Host: "127.0.0.1", Port: ports[n+i]},
 			Routes:  server.RoutesFromStr(strings.Join(routes, ",")),
 		})
+		if secure != nil {
+			secure(c.opts[i])
+		}
 	}
 	var wg sync.WaitGroup
 	for i := range n {
@@ -150,7 +169,7 @@ func (c *cluster) urls() []string {
 // suitable peers for placement, peer offline" on a loaded machine).
 func (c *cluster) waitJetStream() {
 	c.t.Helper()
-	nc, err := nats.Connect(strings.Join(c.urls(), ","))
+	nc, err := nats.Connect(strings.Join(c.urls(), ","), c.client...)
 	if err != nil {
 		c.t.Fatal(err)
 	}

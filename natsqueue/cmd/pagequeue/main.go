@@ -25,14 +25,16 @@ const keeps = "The durable store keeps every message it accepted when the proces
 	"even by SIGKILL: pending, delayed and retried ones, and the /stats counters " +
 	"(sent may miss the last 50 ms of sends; acked and deadLettered may count a redelivered message twice). " +
 	"A batch in flight comes back after -ack-wait with attempts + 1. " +
-	"-store keeps them in one directory (what the OS had not written to disk is lost if the machine crashes); " +
-	"-nats with three servers keeps them while two of the three run."
+	"-store keeps them in one directory, each page synced to disk before its 202 " +
+	"(with -sync-interval D, a machine crash or power loss can lose the pages answered in the last D); " +
+	"-nats with three servers keeps them while two of the three run (synced as the servers are configured)."
 
 func main() { pagehost.Main(program()) }
 
 func program() pagehost.Program {
 	var dir, urls string
-	var ackWait time.Duration
+	var ackWait, syncInterval time.Duration
+	var nf natsFlags
 	return pagehost.Program{
 		Name:  "pagequeue",
 		Keeps: keeps,
@@ -40,8 +42,20 @@ func program() pagehost.Program {
 			fs.StringVar(&dir, "store", "pagequeue-data", "directory of the embedded JetStream server's streams (unused with -nats)")
 			fs.StringVar(&urls, "nats", "", "URLs of an existing NATS JetStream cluster, comma-separated; with more than one, streams have 3 replicas")
 			fs.DurationVar(&ackWait, "ack-wait", 30*time.Second, "how long a batch taken by a host that died waits before it is delivered again")
+			fs.DurationVar(&syncInterval, "sync-interval", 0, "0: a page is answered once it is synced to disk (-store); above 0: the embedded server syncs every interval, faster, and a power loss can lose what was answered in the last interval")
+			nf.register(fs)
 		},
-		Open: func() (pagehost.Store, error) { return open(natsqueue.Options{StoreDir: dir, AckWait: ackWait}, urls) },
+		Open: func() (pagehost.Store, error) {
+			o := natsqueue.Options{StoreDir: dir, AckWait: ackWait, SyncInterval: syncInterval, Port: nf.port, PortUser: nf.portUser}
+			var err error
+			if o.PortPassword, err = nf.portPassword(); err != nil {
+				return nil, err
+			}
+			if o.NATS, err = nf.options(); err != nil {
+				return nil, err
+			}
+			return open(o, urls)
+		},
 	}
 }
 

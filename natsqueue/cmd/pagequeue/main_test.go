@@ -30,10 +30,16 @@ func TestMain(m *testing.M) {
 }
 
 // start runs the command on dir and returns its base URL.
-func start(t *testing.T, dir string) (*exec.Cmd, string) {
+func start(t testing.TB, dir string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-store", dir, "-addr", "127.0.0.1:0", "-batch-timeout", "5ms",
+	return startArgs(t, "-store", dir, "-addr", "127.0.0.1:0", "-batch-timeout", "5ms",
 		"-fail", "0.3", "-max-retries", "1", "-retry-delay", "1", "-ack-wait", "2s")
+}
+
+// startArgs runs the command with args and returns its base URL.
+func startArgs(t testing.TB, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "PAGEQUEUE_MAIN=1")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -57,7 +63,7 @@ func start(t *testing.T, dir string) (*exec.Cmd, string) {
 	}
 }
 
-func stats(t *testing.T, base string) pagehost.Stats {
+func stats(t testing.TB, base string) pagehost.Stats {
 	t.Helper()
 	resp, err := http.Get(base + "/stats")
 	if err != nil {
@@ -133,5 +139,61 @@ func TestKillAndRestart(t *testing.T) {
 	t.Logf("accepted %d before SIGKILL; after the restart %+v", accepted, s)
 	if accepted == 0 || s.Acked+s.DeadLettered < s.Sent || s.Acked+s.DeadLettered < accepted || s.Sent > accepted+4 {
 		t.Errorf("accepted %d, stats %+v", accepted, s)
+	}
+}
+
+// TestSecondHostRefused: a second host on a -store in use ends at once
+// with the store's reason, and the first keeps serving.
+func TestSecondHostRefused(t *testing.T) {
+	dir := t.TempDir()
+	_, base := start(t, dir)
+	cmd := exec.Command(os.Args[0], "-store", dir, "-addr", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "PAGEQUEUE_MAIN=1")
+	out, err := cmd.CombinedOutput()
+	want := "natsqueue: store " + dir + " is in use by another Platform (its lock file natsqueue.lock is held): resource temporarily unavailable"
+	if err == nil || !strings.Contains(string(out), want) {
+		t.Errorf("second host: %v\n%s", err, out)
+	}
+	stats(t, base)
+}
+
+// BenchmarkHostPages measures pages/s into the durable host from 128
+// keep-alive clients, each posting one page at a time, under both sync
+// policies side by side (the host's consumers ack every page).
+func BenchmarkHostPages(b *testing.B) {
+	for _, policy := range []string{"0", "2m"} {
+		b.Run("sync-interval="+policy, func(b *testing.B) {
+			_, base := startArgs(b, "-store", b.TempDir(), "-addr", "127.0.0.1:0", "-fail", "0", "-sync-interval", policy,
+				"-max-pending", "1000000", "-batch-size", "100", "-batch-timeout", "50ms")
+			tr := &http.Transport{MaxIdleConnsPerHost: 128}
+			defer tr.CloseIdleConnections()
+			client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+			var next atomic.Int64
+			b.ResetTimer()
+			var wg sync.WaitGroup
+			for range 128 {
+				wg.Go(func() { postPages(b, client, base, &next) })
+			}
+			wg.Wait()
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pages/s")
+		})
+	}
+}
+
+// postPages posts pages until next reaches b.N; each must get 202.
+func postPages(b *testing.B, client *http.Client, base string, next *atomic.Int64) {
+	for i := next.Add(1); i <= int64(b.N); i = next.Add(1) {
+		resp, err := client.Post(fmt.Sprintf("%s/pages/b/p%d?version=v1", base, i), "", nil)
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusAccepted {
+			b.Errorf("page %d: %s", i, resp.Status)
+			return
+		}
 	}
 }

@@ -1,0 +1,132 @@
+package natsqueue
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"hostbridge"
+)
+
+// syncRecorder wraps a Platform's store sync and records, in order, each
+// sync that started with marker already in the store's files and finished.
+type syncRecorder struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (r *syncRecorder) add(e string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, e)
+}
+
+// record makes p's store syncs record "covered" when they finish having
+// started with marker in a file under dir.
+func (r *syncRecorder) record(t *testing.T, p *Platform, dir string, marker []byte) {
+	js, ok := p.js.(syncedJS)
+	if !ok {
+		t.Fatalf("the default Platform does not sync before it answers: %T", p.js)
+	}
+	g := js.g
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	real := g.sync
+	g.sync = func() error {
+		stored := storeHolds(dir, marker)
+		err := real()
+		if stored && err == nil {
+			r.add("covered")
+		}
+		return err
+	}
+}
+
+// storeHolds says whether a file under dir contains marker.
+func storeHolds(dir string, marker []byte) bool {
+	found := false
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !found {
+			b, _ := os.ReadFile(path)
+			found = bytes.Contains(b, marker)
+		}
+		return nil
+	})
+	return found
+}
+
+// TestSendWaitsForSync: by default a send (one message, and a batch) is
+// answered only after a sync of the store that started once the message
+// was in the store's files: a real embedded server, its real files.
+func TestSendWaitsForSync(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("elsewhere the server syncs every write itself")
+	}
+	p := openSingle(t)
+	dir := p.opts.StoreDir
+	for i, n := range []int{1, 5} {
+		marker := []byte(`"marker-` + randomHex(8) + `"`)
+		var r syncRecorder
+		r.record(t, p, dir, marker)
+		if n == 1 {
+			send(t, p, string(marker), 0)
+		} else {
+			sendBatch(t, p, string(marker), n)
+		}
+		r.add("answered")
+		r.mu.Lock()
+		events := slices.Clone(r.events)
+		r.mu.Unlock()
+		if len(events) < 2 || events[0] != "covered" {
+			t.Errorf("round %d: %v, want a covering sync before the answer", i, events)
+		}
+	}
+}
+
+// TestSyncPolicy: syncing before the answer is the default; nats-server's
+// periodic sync is what a SyncInterval asks for, and then natsqueue syncs
+// nothing itself.
+func TestSyncPolicy(t *testing.T) {
+	p := openSingle(t)
+	if runtime.GOOS == "linux" {
+		js, ok := p.js.(syncedJS)
+		if !ok {
+			t.Fatalf("default: %T", p.js)
+		}
+		before := js.g.syncs.Load()
+		send(t, p, `1`, 0)
+		if js.g.syncs.Load() == before {
+			t.Error("a send was answered without a sync")
+		}
+	} else if !p.embed.JetStreamConfig().SyncAlways {
+		t.Error("default: the server does not sync every write")
+	}
+	o := testOptions()
+	o.StoreDir, o.SyncInterval = t.TempDir(), 2*time.Minute
+	q := openWith(t, o)
+	if _, ok := q.js.(syncedJS); ok {
+		t.Error("SyncInterval: natsqueue syncs")
+	}
+	if c := q.embed.JetStreamConfig(); c.SyncAlways || c.SyncInterval != 2*time.Minute {
+		t.Errorf("SyncInterval: the server's %+v", c)
+	}
+}
+
+// sendBatch sends n copies of body in one SendBatch on Q.
+func sendBatch(t *testing.T, p *Platform, body string, n int) {
+	t.Helper()
+	msgs := make([]hostbridge.BatchMessage, n)
+	for i := range msgs {
+		msgs[i] = hostbridge.BatchMessage{Body: []byte(body), ContentType: "json"}
+	}
+	if err := p.SendBatch(context.Background(), "Q", msgs); err != nil {
+		t.Fatal(err)
+	}
+}
