@@ -207,13 +207,14 @@
 //     parsed; file:, blob: and non-special schemes are refused), or a host
 //     that is not ASCII after percent-decoding (it needs IDNA, which the
 //     package does not do; both workerd and net/http refuse such a Host) is
-//     Failure MsgRequestURL, for every URL reader.
-//   - A host label starting xn-- is decoded and validated as the URL
-//     Standard's domain to ASCII does (Punycode, then the IDNA checks); a
-//     host that fails makes every URL reader fail with MsgRequestURL, so no
-//     reader ever returns an origin, hostname or URL that new URL would
-//     reject. Origin: scheme://host[:port]. Hostname: lower case, no port,
-//     IPv6 in brackets.
+//     Failure MsgRequestURL, for every URL reader. Origin:
+//     scheme://host[:port]. Hostname: lower case, no port, IPv6 in brackets.
+//   - Hosts with a label starting xn-- (in any case) are lower-cased and
+//     not checked as Punycode: the URL Standard's domain to ASCII keeps an
+//     ASCII domain, lower-cased, whatever Unicode ToASCII says of it, so
+//     xn--a.example has the origin http://xn--a.example. workerd and
+//     Node.js 20 refuse such a host when its label is not valid Punycode;
+//     the standard wins (README.md lists the difference).
 //   - Raw query: "" for no query and for a lone "?"; "??a" stays "??a".
 //   - Decoded path: percent-decoded exactly once (%2F → /, %252F → %2F, + stays
 //     +, %00 → NUL, U+FEFF kept); a % not followed by two hex digits, or
@@ -225,8 +226,9 @@
 //     These are the browser's rules, as the spec asks ("按浏览器 URL 查询参数
 //     规则"), also where workerd differs: a percent-encoded byte that is not
 //     UTF-8 decodes to U+FFFD (?a=%ff has the name a and the value U+FFFD,
-//     re-serialised a=%EF%BF%BD), where workerd keeps the raw byte (README.md
-//     lists it among the known platform differences).
+//     re-serialised a=%EF%BF%BD, and the name U+FFFD matches %ff), where
+//     workerd keeps the raw byte (README.md lists it among the known
+//     platform differences).
 //   - Headers: several fields of one name are joined with ", ", as
 //     Headers.get does; a host's hand-built http.Header may spell names in
 //     any case, and when it holds one name under several spellings their
@@ -328,10 +330,14 @@
 //     scheme; a target that starts with // is a path, never an authority. A
 //     host the parser rejects leaves the URL unparsed, as workerd's
 //     request.url is, and the URL readers then fail as new URL would.
-//   - Before parsing, the . and .. segments are removed from the raw target
-//     as workerd does when it builds request.url: splitting on / only, \
-//     and # being ordinary characters in that pass, so the path of GET
-//     /x\y/.. is /. The parser's own dot-segment rules then apply as usual.
+//   - Before the target is parsed, its "." and ".." segments are removed as
+//     bare workerd removes them: the path up to the first "?" is split on
+//     "/" only ("\" and "#" are ordinary characters in that pass), so
+//     GET /x\y/.. has the path / and /a#b/../c the path /c. Percent-encoded
+//     dots are not dots in that pass (workerd does not percent-decode
+//     there); the URL parser that follows treats %2e as the URL Standard
+//     says, so /a/%2e%2e/../c is /a/c. Empty segments and the query are
+//     kept as they are.
 //   - Bytes that are not UTF-8, in a header value or in the raw
 //     request-target, are decoded the lenient way (each maximal ill-formed
 //     subpart becomes U+FFFD), as workerd does: GET /\xFF has the raw path
@@ -351,9 +357,13 @@
 //     read from the path (http:///evil.example/steal would be).
 //   - What net/http changed or refused before the adapter sees a request
 //     cannot be undone; README.md lists these known platform differences
-//     (400 for a bad percent escape in the target, trimmed trailing spaces
-//     in header values, obs-fold joined by one space, Content-Length beside
-//     chunked framing, chunk boundaries).
+//     (400 for a bad percent escape or a space or control byte in the
+//     target, for a control byte in a header value and for a non-ASCII
+//     header name, 417 for an Expect other than 100-continue, trimmed
+//     trailing spaces in header values, obs-fold joined by one space,
+//     Content-Length beside chunked framing, chunk boundaries), and what
+//     workerd refuses that net/http passes on (431 for a head over 128 KiB,
+//     500 for some Content-Length and Host spellings).
 //   - Headers are a copy of r.Header with Host (r.Host) and Transfer-Encoding
 //     (r.TransferEncoding) put back, as a Worker's Request.headers has them.
 //     A Content-Length beside chunked framing cannot be put back: net/http

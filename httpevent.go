@@ -15,9 +15,11 @@ import (
 //   - URL: what a WHATWG URL parser serialises for the request: the scheme
 //     from the connection (https under TLS, else http), the host lower case
 //     without the scheme's default port, the request-target (bytes that
-//     are not UTF-8 first decoded the lenient way, to U+FFFD): its path
-//     normalised as the URL path parser does for http(s) (\ as /, . and ..
-//     segments including %2e forms, the path percent-encode set), the query
+//     are not UTF-8 first decoded the lenient way, to U+FFFD): its . and ..
+//     segments first removed as bare workerd removes them (split on / only),
+//     then its path normalised as the URL path parser does for http(s) (\
+//     as /, . and .. segments including %2e forms, the path percent-encode
+//     set), the query
 //     with the special-query percent-encode set, no fragment.
 //   - Method: normalised as the Fetch standard does: DELETE, GET, HEAD,
 //     OPTIONS, POST and PUT matched case-insensitively are upper-cased;
@@ -188,6 +190,9 @@ var (
 //     asterisk-form or other target not starting with "/" is resolved
 //     against "/". The target is never read as an authority: "//evil/p" is
 //     the path "//evil/p" of host;
+//   - before it is parsed, the target's "." and ".." segments are removed
+//     as bare workerd removes them (workerdDotSegments), so "/x\y/.."
+//     is "/";
 //   - the fragment is dropped (a request-target has none).
 //
 // A host the URL parser rejects (a bad port or IPv4 address, a forbidden
@@ -210,7 +215,7 @@ func requestURL(tls bool, host, requestURI string) string {
 	if host == "" || strings.ContainsAny(host, `/\?#@`) {
 		return "" // no host: never one read from the path
 	}
-	s := scheme + "://" + host + target
+	s := scheme + "://" + host + workerdDotSegments(target)
 	u, ok := parseURL(s)
 	if !ok {
 		return s
@@ -242,4 +247,47 @@ func absoluteForm(target string) (host, rest string, ok bool) {
 		auth = auth[j+1:]
 	}
 	return auth, rest, true
+}
+
+// workerdDotSegments is the pass bare workerd makes over a request-target
+// (which starts with "/") before a Worker sees request.url: kj::Url::parse
+// in its HTTP_REQUEST context, without percent-decoding, empty segments
+// allowed. The path, up to the first "?", is split on "/" only; a "."
+// segment is dropped and a ".." segment drops itself and the segment
+// before it (none at the root); when either, or an empty segment, ends
+// the path, the path ends with "/". Nothing else changes: "\" and "#"
+// are ordinary characters, "%2e" is not a dot (the URL parser that runs
+// next treats it as the URL Standard says), empty segments stay, the query
+// is kept byte for byte. So "/a\b/../c" and "/a#b/../c" are "/c".
+func workerdDotSegments(target string) string {
+	path, query, hasQuery := strings.Cut(target, "?")
+	if !strings.HasPrefix(path, "/") || !strings.Contains(path, "/.") {
+		return target
+	}
+	var out []string
+	trailing := false
+	segs := strings.Split(path[1:], "/")
+	for i, seg := range segs {
+		switch {
+		case seg == "..":
+			out = out[:max(len(out)-1, 0)]
+			trailing = true
+		case seg == "." || seg == "" && i == len(segs)-1:
+			trailing = true
+		default:
+			out = append(out, seg)
+			trailing = false
+		}
+	}
+	var b strings.Builder
+	for _, seg := range out {
+		b.WriteString("/" + seg)
+	}
+	if trailing || len(out) == 0 {
+		b.WriteByte('/')
+	}
+	if hasQuery {
+		b.WriteString("?" + query)
+	}
+	return b.String()
 }

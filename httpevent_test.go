@@ -175,7 +175,7 @@ func TestHTTPEventUsed(t *testing.T) {
 // TestHTTPEventTargets: the URL is what a WHATWG parser serialises for the
 // request-target; the method as Fetch normalises it.
 func TestHTTPEventTargets(t *testing.T) {
-	addr, _ := loopback(t, strict(10))
+	addr, out := loopback(t, strict(10))
 	for _, c := range []struct{ line, method, url, rawPath, query string }{
 		{"GET /a/b/../c HTTP/1.1", "GET", "/a/c", "/a/c", ""},
 		{"GET /a/%2e%2E/c/%2e/d HTTP/1.1", "GET", "/c/d", "/c/d", ""},
@@ -187,6 +187,17 @@ func TestHTTPEventTargets(t *testing.T) {
 		{"get / HTTP/1.1", "GET", "/", "/", ""},
 		{"Patch / HTTP/1.1", "Patch", "/", "/", ""},
 		{"GET http://other.example/x HTTP/1.1", "GET", "/x", "/x", ""},
+		// workerd's pass: . and .. segments split on / only, before parsing.
+		{"GET /x\\y/.. HTTP/1.1", "GET", "/", "/", ""},
+		{"GET /a\\b/../c HTTP/1.1", "GET", "/c", "/c", ""},
+		{"GET /a#b/../c HTTP/1.1", "GET", "/c", "/c", ""},
+		{"GET /a/%2e%2e/../c HTTP/1.1", "GET", "/a/c", "/a/c", ""},
+		{"GET /a/%2e%2e/c HTTP/1.1", "GET", "/c", "/c", ""},
+		{"GET /a/..?x=/../y HTTP/1.1", "GET", "/?x=/../y", "/", "?x=/../y"},
+		{"GET /a//b/./c/. HTTP/1.1", "GET", "/a//b/c/", "/a//b/c/", ""},
+		{"GET /../../a/.. HTTP/1.1", "GET", "/", "/", ""},
+		{"GET /a/.b/..c/... HTTP/1.1", "GET", "/a/.b/..c/...", "/a/.b/..c/...", ""},
+		{"GET http://other.example/a\\b/../c HTTP/1.1", "GET", "/c", "/c", ""},
 	} {
 		conn := send(t, addr, c.line+"\r\nHost: Example.COM:80\r\n\r\n")
 		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
@@ -197,6 +208,7 @@ func TestHTTPEventTargets(t *testing.T) {
 		var s seen
 		json.NewDecoder(resp.Body).Decode(&s)
 		resp.Body.Close()
+		<-out // the handler's report, already in s
 		host := "http://example.com"
 		if strings.Contains(c.line, "other.example") {
 			host = "http://other.example"
@@ -375,5 +387,85 @@ func TestHTTPEventNoHost(t *testing.T) {
 	for _, call := range urlReaders[1:] {
 		_, err := callReader(t, call, ev, "/evil.example/steal")
 		checkError(t, err, &wantError{"failure", MsgRequestURL})
+	}
+}
+
+// TestHTTPEventPunycodeHost: a Host with a label starting xn--, valid
+// Punycode or not, is kept lower-cased, as the URL Standard's domain to
+// ASCII keeps an ASCII domain; workerd and Node.js 20 refuse the first
+// twelve (README.md, "Known platform differences").
+func TestHTTPEventPunycodeHost(t *testing.T) {
+	addr, out := loopback(t, func(ev Event) (BodyStatus, string, error) {
+		o, err1 := InboundOrigin(ev)
+		u, err2 := InboundSameOriginURL(ev, "/p", nil, nil)
+		h, err3 := InboundHostname(ev)
+		return BodyOK, o + " " + u + " " + h, errors.Join(err1, err2, err3)
+	})
+	for _, host := range append(xnRefusedByWorkerd, xnAcceptedByWorkerd...) {
+		s := response(t, send(t, addr, "GET /p?q=1 HTTP/1.1\r\nHost: "+host+".example\r\n\r\n"))
+		<-out
+		h := strings.ToLower(host) + ".example"
+		if want := "http://" + h + " http://" + h + "/p?q=1 " + h; s.Body != want || s.Err != "" {
+			t.Errorf("Host %s.example: %q, %q; want %q", host, s.Body, s.Err, want)
+		}
+	}
+}
+
+// TestNetHTTPPlatformDifferences: what README.md's "Known platform
+// differences" says net/http does before HTTPEvent sees a request, shown
+// through a net/http server: refusals answered before any handler, and
+// header values changed on the way.
+func TestNetHTTPPlatformDifferences(t *testing.T) {
+	addr, out := loopback(t, func(ev Event) (BodyStatus, string, error) {
+		sp, _ := InboundHeader(ev, "x-sp")
+		fold, _ := InboundHeader(ev, "x-fold")
+		te, _ := InboundHeader(ev, "transfer-encoding")
+		return BodyOK, sp + "|" + fold + "|" + te, nil
+	})
+	for _, c := range []struct {
+		name, head string
+		status     int
+	}{
+		{"space in the target", "GET /a b HTTP/1.1\r\nHost: h\r\n", 400},
+		{"control byte in the target", "GET /a\x01b HTTP/1.1\r\nHost: h\r\n", 400},
+		{"bad percent escape", "GET /a%zz HTTP/1.1\r\nHost: h\r\n", 400},
+		{"space before a header colon", "GET / HTTP/1.1\r\nHost: h\r\nX-A : v\r\n", 400},
+		{"Content-Length 2^63", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 9223372036854775808\r\n", 400},
+		{"control byte in a header value", "GET / HTTP/1.1\r\nHost: h\r\nX-C: a\x01b\r\n", 400},
+		{"non-ASCII header name", "GET / HTTP/1.1\r\nHost: h\r\nX-\xc3\x84: v\r\n", 400},
+		{"Expect other than 100-continue", "GET / HTTP/1.1\r\nHost: h\r\nExpect: 200-ok\r\n", 417},
+	} {
+		conn := send(t, addr, c.head+"\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil || resp.StatusCode != c.status || len(out) != 0 {
+			t.Errorf("%s: net/http answered %v, %v, handler called %d times; want %d before any handler",
+				c.name, resp, err, len(out), c.status)
+		}
+	}
+	for _, c := range []struct{ name, head, want string }{
+		{"trailing spaces trimmed, obs-fold joined by one space",
+			"GET / HTTP/1.1\r\nHost: h\r\nX-Sp: v  \r\nX-Fold: a\r\n   folded\r\n", "v|a folded|"},
+		{"Transfer-Encoding keeps no spelling",
+			"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: CHUNKED\r\n\r\n0\r\n", "||chunked"},
+		{"Expect: 100-continue reaches the handler",
+			"GET / HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\n", "||"},
+		// What workerd alone refuses reaches the handler over net/http.
+		{"lower-case method", "get / HTTP/1.1\r\nHost: h\r\n", "||"},
+		{"Content-Length with trailing spaces",
+			"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 0  \r\n", "||"},
+		{"two equal Content-Length fields",
+			"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\nContent-Length: 0\r\n", "||"},
+		{"Host with sub-delimiters", "GET / HTTP/1.1\r\nHost: a$!'()*~=&;,+\r\n", "||"},
+		{"Host :+80", "GET / HTTP/1.1\r\nHost: :+80\r\n", "||"},
+		{"trailing whitespace in Host", "GET / HTTP/1.1\r\nHost: h \t\r\n", "||"},
+		{"% in Host", "GET / HTTP/1.1\r\nHost: h%41\r\n", "||"},
+		{"a request head over 128 KiB",
+			"GET / HTTP/1.1\r\nHost: h\r\nX-Big: " + strings.Repeat("a", 128<<10) + "\r\n", "||"},
+	} {
+		s := response(t, send(t, addr, c.head+"\r\n"))
+		<-out
+		if s.Body != c.want {
+			t.Errorf("%s: the handler saw %q, want %q", c.name, s.Body, c.want)
+		}
 	}
 }

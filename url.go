@@ -132,8 +132,11 @@ func parseHostPort(scheme, auth string) (host, port string, ok bool) {
 // an IPv6 address in brackets, an IPv4 address in any form the IPv4 parser
 // accepts, or an ASCII domain, percent-decoded and lower-cased (domain to
 // ASCII of an ASCII domain). ok is false where the parser fails, and for a
-// domain that is not ASCII after percent-decoding (it needs IDNA). Labels
-// starting "xn--" are not checked as Punycode.
+// domain that is not ASCII after percent-decoding (it needs IDNA). A label
+// starting "xn--" is lower-cased and not checked: URL Standard, domain to
+// ASCII, returns an ASCII domain lower-cased when beStrict is false,
+// whatever Unicode ToASCII says of it (a failure there is only a
+// validation error).
 func parseHost(input string) (string, bool) {
 	if strings.HasPrefix(input, "[") {
 		if !strings.HasSuffix(input, "]") {

@@ -11,7 +11,6 @@ export function inboundURL(row) {
   eq('读取入站事件种类', call('读取入站事件种类', ev), row.kind);
   const f = () => call(row.call, ev, row.arg ?? '');
   if (row.node20_differs) return node20Skip(f, row);
-  if (row.decision) return node20Skip(f, row, 'the package refuses this xn-- host, as workerd does (doc.go); node 20 accepts it');
   expectCall(f, row.want, row.error);
 }
 
@@ -46,16 +45,16 @@ export function urlParse(row) {
   eq('readers', read(), row.want);
 }
 
-// node20Skip runs a row node 20 cannot decide (why: its URL parser
-// predates the current standard, unless the row says otherwise): it passes
-// if node gives the row's answer, and is skipped if node gives exactly
-// node20, the answer the row keeps for node 20.
-function node20Skip(f, row, why = 'node 20 predates the current URL Standard') {
+// node20Skip runs a row on which node 20's URL parser predates the current
+// standard: it passes if node gives the row's answer (a newer node), and is
+// skipped if node gives exactly node20, the answer the row keeps for node 20
+// (a value, or {error} where node fails).
+function node20Skip(f, row) {
   const got = outcome(f);
   const want = row.error ? { error: row.error } : { value: row.want };
   if (JSON.stringify(got) === JSON.stringify(want)) return;
-  eq('node 20 answers as the row says', got, { value: row.node20 });
-  return skip(why + ': it answers ' + JSON.stringify(row.node20));
+  eq('node 20 answers as the row says', got, row.node20?.error ? { error: row.node20.error } : { value: row.node20 });
+  return skip('node 20 predates the current URL Standard: it answers ' + JSON.stringify(row.node20));
 }
 
 // requestTarget: a row of request-url.json, Request.url of what a server

@@ -99,6 +99,9 @@ const rows = [
   ["删除不存在的键仍重写查询", "https://example.com/p?a=%20b+c&d=%7e&e=,", "", [], ["zz"]],
   ["设置同值仍重写查询", "https://example.com/p?a=b%2Cc", "", [["a", "b,c"]], []],
   ["重写：坏百分号与坏 UTF-8", "https://example.com/p?%zz=1&%E9=2", "", [], ["none"]],
+  // A query byte that is not UTF-8: the browser rule (U+FFFD), not workerd's raw byte.
+  ["查询 %ff 按浏览器规则重写为 U+FFFD", "https://example.com/p?a=%ff", "", [["x", "1"]], []],
+  ["查询名 %ff 即 U+FFFD：删除", "https://example.com/p?%ff=1&b=2", "", [], ["\uFFFD"]],
   ["重写：无值的键得 =", "https://example.com/p?a&b", "", [], ["none"]],
   ["重写：空段删去", "https://example.com/p?&&a=1&&", "", [], ["none"]],
   ["重写：?? 起首", "https://example.com/p??a=b", "", [], ["none"]],
