@@ -4,10 +4,15 @@
 import { call, MSG } from './host.mjs';
 import { eq, expectCall, outcome, skip, text } from './lib.mjs';
 
-// inboundURL: a row of inbound-url.json, on an event of its kind with a
+// readerEvent is the event of a row of inbound-url.json: its kind, with a
 // request of its method and url (none with no_request).
+export const readerEvent = (row) => ({ kind: row.kind, request: row.no_request ? null : { method: row.method, url: row.url } });
+
+// expected is a row's answer in outcome's shape.
+export const expected = (row) => (row.error ? { error: row.error } : { value: row.want });
+
 export function inboundURL(row) {
-  const ev = { kind: row.kind, request: row.no_request ? null : { method: row.method, url: row.url } };
+  const ev = readerEvent(row);
   eq('读取入站事件种类', call('读取入站事件种类', ev), row.kind);
   const f = () => call(row.call, ev, row.arg ?? '');
   if (row.node20_differs) return node20Skip(f, row);
@@ -51,8 +56,7 @@ export function urlParse(row) {
 // (a value, or {error} where node fails).
 function node20Skip(f, row) {
   const got = outcome(f);
-  const want = row.error ? { error: row.error } : { value: row.want };
-  if (JSON.stringify(got) === JSON.stringify(want)) return;
+  if (JSON.stringify(got) === JSON.stringify(expected(row))) return;
   eq('node 20 answers as the row says', got, row.node20?.error ? { error: row.node20.error } : { value: row.node20 });
   return skip('node 20 predates the current URL Standard: it answers ' + JSON.stringify(row.node20));
 }

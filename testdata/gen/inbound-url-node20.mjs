@@ -11,6 +11,7 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { call } from '../check/host.mjs';
+import { expected, readerEvent } from '../check/inbound.mjs';
 import { outcome } from '../check/lib.mjs';
 
 const file = new URL('../inbound-url.json', import.meta.url);
@@ -19,9 +20,8 @@ const doc = JSON.parse(readFileSync(file, 'utf8'));
 for (const row of doc.rows) {
   delete row.node20_differs;
   delete row.node20;
-  const ev = { kind: row.kind, request: row.no_request ? null : { method: row.method, url: row.url } };
-  const got = outcome(() => call(row.call, ev, row.arg ?? ''));
-  const want = row.error ? { error: row.error } : { value: row.want };
+  const got = outcome(() => call(row.call, readerEvent(row), row.arg ?? ''));
+  const want = expected(row);
   if (JSON.stringify(got) === JSON.stringify(want)) continue;
   if (!row.workerd_differs) {
     throw new Error(`${row.情境}: node answers ${JSON.stringify(got)}, the row ${JSON.stringify(want)}`);
