@@ -4,7 +4,7 @@
 // (routes, statuses, consumer loop, flags, /stats, shutdown); this main
 // gives it the in-memory store.
 //
-//	go run ./cmd/pagequeue [-addr 127.0.0.1:8787] [-fail 0.1]
+//	go run ./cmd/pagequeue [-addr 127.0.0.1:8787] [-fail 0.1] [-tls-cert cert.pem -tls-key key.pem] [-token-file token]
 package main
 
 import (

@@ -16,6 +16,22 @@
 //	POST /pages/<path>?version=v   enqueue {"kind":"page","url":"/<path>","version":"v","refresh":true}
 //	POST /batch                    enqueue a JSON array, as 批量发送队列消息 takes it
 //	GET  /stats                    counts: sent, delivered, acked, retried, deadLettered, pending, …
+//	GET  /metrics                  the same counts and the host's request metrics, in Prometheus' text format 0.0.4
+//
+// What is open: by default every route, to whoever reaches -addr, which is
+// 127.0.0.1:8787, so only local processes. -token-file makes every route
+// (404s included) answer 401 with WWW-Authenticate: Bearer, before reading
+// the body or changing anything, to a request without "Authorization:
+// Bearer <token>"; only the request metrics count it. The token is
+// compared by its SHA-256, in constant time. -tls-cert and -tls-key serve
+// HTTPS, and HTTP/2 with it; plain HTTP on an address that is not loopback
+// is refused unless -insecure-addr says it is meant, since a token would
+// cross the network in clear. Every flag out of its range is refused with
+// exit 2 and a message naming the flag and the range.
+//
+// /stats' connections is the connections open now, the one the request
+// came on included: a lone curl sees 1. A connection counts from the
+// host's accept to its close.
 //
 // Consumer loops drain the queue in batches: each reads a batch with
 // ReadQueueBatch, acks what it handled and retries, with a delay, what it
@@ -37,6 +53,8 @@ package pagehost
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,6 +72,10 @@ import (
 // Config is what the flags set.
 type Config struct {
 	Addr         string
+	TLSCert      string        // file: with TLSKey, the host serves HTTPS (Certificate)
+	TLSKey       string        // file
+	InsecureAddr bool          // plain HTTP on an Addr that is not loopback is meant
+	TokenFile    string        // file holding the bearer token (Token)
 	Fail         float64       // share of messages the consumer fails
 	RetryDelay   int           // seconds, for the consumer's retries
 	MaxRetries   int           // before the dead-letter queue
@@ -69,6 +91,10 @@ type Config struct {
 	ShutdownTimeout   time.Duration // requests in flight may take to finish at shutdown
 	MaxHeaderBytes    int           // of a request's headers
 	MaxConns          int           // connections open at once
+
+	// Read by Run from the files above (tests set them directly).
+	Certificate *tls.Certificate // nil: plain HTTP
+	Token       []byte           // empty: every request is served without one
 }
 
 // host is the pagequeue host: an HTTP handler, a store and its consumers.
@@ -77,6 +103,8 @@ type host struct {
 	cfg     Config
 	keeps   string // what the store keeps when the process ends
 	log     *slog.Logger
+	token   *[sha256.Size]byte // of cfg.Token; nil: no token needed
+	metrics *metrics
 	logw    *logWriter                    // nil when the log is not asynchronous (tests)
 	conns   atomic.Pointer[limitListener] // set by serve
 	rndMu   sync.Mutex
@@ -98,10 +126,11 @@ func newHost(cfg Config, store Store, log *slog.Logger) (*host, error) {
 		return nil, err
 	}
 	cfg.Consumers = max(cfg.Consumers, 1)
-	return &host{store: store, cfg: cfg, log: log, rnd: rand.New(rand.NewPCG(cfg.Seed, 1))}, nil
+	return &host{store: store, cfg: cfg, log: log, token: tokenSum(cfg.Token), metrics: newMetrics(),
+		rnd: rand.New(rand.NewPCG(cfg.Seed, 1))}, nil
 }
 
-// serve answers HTTP on ln, holding at most MaxConns connections, and runs
+// serve answers HTTP on ln (HTTPS and HTTP/2 with a Certificate), holding at most MaxConns connections, and runs
 // the consumers until ctx ends; then it shuts down (see shutdown) and logs
 // the final counts and what the store keeps of the messages still pending.
 func (h *host) serve(ctx context.Context, ln net.Listener) error {
@@ -121,7 +150,12 @@ func (h *host) serve(ctx context.Context, ln net.Listener) error {
 		wg.Go(func() { h.store.Run(consumeCtx, Queue, h.consume) })
 	}
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(conns) }()
+	if c := h.cfg.Certificate; c != nil {
+		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*c}, MinVersion: tls.VersionTLS12}
+		go func() { served <- srv.ServeTLS(conns, "", "") }() // HTTP/2 too: ServeTLS offers h2
+	} else {
+		go func() { served <- srv.Serve(conns) }()
+	}
 	var err error
 	select {
 	case <-ctx.Done():
@@ -170,8 +204,12 @@ type Stats struct {
 	DeadLetterQueue     int64 `json:"deadLetterQueue"`
 	DeadLetterDiscarded int64 `json:"deadLetterDiscarded"`
 	RefusedFull         int64 `json:"refusedFull"` // sends refused with 503: the queue held -max-pending
-	Connections         int   `json:"connections"` // open now
-	LogDropped          int64 `json:"logDropped"`  // log records dropped: the log reader was slow or gone
+	// Connections is the connections open now, the one the /stats request
+	// came on included: a lone client sees 1. A connection counts from the
+	// host's accept to its close (TLS handshakes included); with HTTP/2 one
+	// connection carries many requests.
+	Connections int   `json:"connections"`
+	LogDropped  int64 `json:"logDropped"` // log records dropped: the log reader was slow or gone
 }
 
 func (h *host) stats() Stats {

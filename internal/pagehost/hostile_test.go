@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -183,6 +184,80 @@ func TestConnCap(t *testing.T) {
 	l.Close()
 	if _, err := l.Accept(); !errors.Is(err, net.ErrClosed) {
 		t.Errorf("Accept after Close: %v", err)
+	}
+}
+
+// statsConn asks for /stats again and again on one connection of its own,
+// which /stats then counts: a client's pool could open another at any time.
+type statsConn struct {
+	c net.Conn
+	r *bufio.Reader
+}
+
+func newStatsConn(t *testing.T, base string) *statsConn {
+	c := dial(t, base)
+	return &statsConn{c: c, r: bufio.NewReader(c)}
+}
+
+func (s *statsConn) get(t *testing.T) Stats {
+	t.Helper()
+	var st Stats
+	if err := json.Unmarshal(s.read(t, "/stats"), &st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// inFlight is /metrics' count of requests in the handler, this one
+// included.
+func (s *statsConn) inFlight(t *testing.T) string {
+	t.Helper()
+	for line := range strings.Lines(string(s.read(t, "/metrics"))) {
+		if n, ok := strings.CutPrefix(line, "pagequeue_http_requests_in_flight "); ok {
+			return strings.TrimSpace(n)
+		}
+	}
+	t.Fatal("/metrics has no pagequeue_http_requests_in_flight")
+	return ""
+}
+
+// read GETs path and returns the body.
+func (s *statsConn) read(t *testing.T, path string) []byte {
+	t.Helper()
+	io.WriteString(s.c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n")
+	resp, err := http.ReadResponse(s.r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestConnectionsCount: /stats counts the connections open, the one it
+// came on included: 1 for a lone client, 2 once another is accepted, 1
+// again once that one is closed.
+func TestConnectionsCount(t *testing.T) {
+	_, base, _, _ := start(t, testConfig())
+	sc := newStatsConn(t, base)
+	if n := sc.get(t).Connections; n != 1 {
+		t.Fatalf("a lone client sees %d connections, want 1", n)
+	}
+	other := dial(t, base)
+	io.WriteString(other, "GET /stats HTTP/1.1\r\nHost: x\r\n\r\n")
+	readReply(t, other) // the host has accepted it
+	if n := sc.get(t).Connections; n != 2 {
+		t.Errorf("%d connections with a second one open, want 2", n)
+	}
+	other.Close() // the host sees the close when it next reads: poll, a deadline only stops a hang
+	deadline := time.Now().Add(time.Minute)
+	for n := sc.get(t).Connections; n != 1; n = sc.get(t).Connections {
+		if n != 2 || time.Now().After(deadline) {
+			t.Fatalf("%d connections after the second closed, want 1", n)
+		}
 	}
 }
 

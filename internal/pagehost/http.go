@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"hostbridge"
 )
@@ -14,6 +15,13 @@ import (
 const (
 	pagesAt  = "/pages/"
 	maxBatch = hostbridge.MaxBatchBytes
+
+	// The routes, as the metrics label them.
+	routePages   = pagesAt
+	routeBatch   = "/batch"
+	routeStats   = "/stats"
+	routeMetrics = "/metrics"
+	routeOther   = "other" // no route: 404, or a path the host cannot read
 
 	// The host's own answers, beside the spec's exception texts.
 	msgNotFound     = "no such route"
@@ -27,38 +35,67 @@ const (
 	msgBodyBroken   = "the request body ended before its length or could not be read"
 	msgBodyTimeout  = "the request body did not arrive within the read timeout"
 	msgInternal     = "internal error"
+	msgUnauthorized = "a bearer token is required: Authorization: Bearer <token>"
 )
 
+// ServeHTTP answers r (route) and counts it in the metrics: in flight
+// while it runs, then its route, its status and how long it took.
 func (h *host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.metrics.inFlight.Add(1)
+	defer h.metrics.inFlight.Add(-1)
+	begin := time.Now()
+	sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
+	route := h.route(sw, r)
+	h.metrics.observe(route, sw.code, time.Since(begin))
+}
+
+// routeMethods is each route's one method.
+var routeMethods = map[string]string{
+	routeStats: http.MethodGet, routeMetrics: http.MethodGet, routeBatch: http.MethodPost, routePages: http.MethodPost,
+}
+
+// route answers r and returns its route, as the metrics label it. With a
+// token, every request must carry it (authorized) before anything else.
+func (h *host) route(w http.ResponseWriter, r *http.Request) string {
 	ev := hostbridge.HTTPEvent(r)
 	method, _ := hostbridge.InboundMethod(ev)
 	path, err := hostbridge.InboundRawPath(ev)
 	if err != nil {
 		h.replyError(w, err)
-		return
+		return routeOther
 	}
+	route := routeOf(path)
+	if !h.authorized(r) {
+		h.unauthorized(w, r)
+		return route
+	}
+	want, ok := routeMethods[route]
 	switch {
-	case path == "/stats":
-		if method != http.MethodGet {
-			reply(w, http.StatusMethodNotAllowed, msgMethod)
-			return
-		}
-		writeJSON(w, http.StatusOK, h.stats())
-	case path == "/batch":
-		if method != http.MethodPost {
-			reply(w, http.StatusMethodNotAllowed, msgMethod)
-			return
-		}
-		h.postBatch(r.Context(), w, ev)
-	case strings.HasPrefix(path, pagesAt) && len(path) > len(pagesAt):
-		if method != http.MethodPost {
-			reply(w, http.StatusMethodNotAllowed, msgMethod)
-			return
-		}
-		h.postPage(r.Context(), w, ev, path[len(pagesAt)-1:])
-	default:
+	case !ok:
 		reply(w, http.StatusNotFound, msgNotFound)
+	case method != want:
+		reply(w, http.StatusMethodNotAllowed, msgMethod)
+	case route == routeStats:
+		writeJSON(w, http.StatusOK, h.stats())
+	case route == routeMetrics:
+		h.writeMetrics(w)
+	case route == routeBatch:
+		h.postBatch(r.Context(), w, ev)
+	default:
+		h.postPage(r.Context(), w, ev, path[len(pagesAt)-1:])
 	}
+	return route
+}
+
+// routeOf is the route path belongs to.
+func routeOf(path string) string {
+	switch {
+	case path == routeStats, path == routeMetrics, path == routeBatch:
+		return path
+	case strings.HasPrefix(path, pagesAt) && len(path) > len(pagesAt):
+		return routePages
+	}
+	return routeOther
 }
 
 // postPage enqueues the spec's example message for url.

@@ -3,6 +3,7 @@ package pagehost
 import (
 	"net"
 	"sync"
+	"sync/atomic"
 )
 
 // limitListener holds at most cap(slots) connections open at once: Accept
@@ -10,9 +11,14 @@ import (
 // so the process never runs out of file descriptors for the ones it serves.
 // (golang.org/x/net/netutil.LimitListener does the same; the root module
 // takes no dependency.)
+//
+// A waiting Accept already holds the slot of the next connection, so the
+// slots in use are not the connections open: n counts those, from a
+// successful Accept to the connection's Close.
 type limitListener struct {
 	net.Listener
 	slots     chan struct{}
+	n         atomic.Int64
 	done      chan struct{}
 	closeOnce sync.Once
 }
@@ -34,6 +40,7 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		<-l.slots
 		return nil, err
 	}
+	l.n.Add(1)
 	return &limitConn{Conn: c, l: l}, nil
 }
 
@@ -43,8 +50,8 @@ func (l *limitListener) Close() error {
 	return l.Listener.Close()
 }
 
-// open is the number of connections open now.
-func (l *limitListener) open() int { return len(l.slots) }
+// open is the number of connections accepted and not yet closed.
+func (l *limitListener) open() int { return int(l.n.Load()) }
 
 type limitConn struct {
 	net.Conn
@@ -54,7 +61,10 @@ type limitConn struct {
 
 func (c *limitConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(func() { <-c.l.slots })
+	c.once.Do(func() {
+		c.l.n.Add(-1)
+		<-c.l.slots
+	})
 	return err
 }
 

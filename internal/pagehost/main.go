@@ -35,25 +35,33 @@ const (
 )
 
 // Main runs p with the command line's arguments until SIGINT or SIGTERM,
-// then exits. A second signal ends the process at once: the first restores
-// the signals' default effect before the host logs that it is shutting
-// down. SIGPIPE is ignored, so that a log reader that goes away costs log
-// records, not the queue.
+// then exits. A second signal ends the process at once, with the shell's
+// code for it (130 for SIGINT, 143 for SIGTERM). The host keeps handling
+// both signals rather than restoring their first disposition: a script's
+// background job (`pagequeue &` in sh) starts with SIGINT ignored, and a
+// restored disposition would ignore the second Ctrl-C too. SIGPIPE is
+// ignored, so that a log reader that goes away costs log records, not the
+// queue.
 func Main(p Program) {
 	signal.Ignore(syscall.SIGPIPE)
-	sig := make(chan os.Signal, 1)
+	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		<-sig
-		signal.Reset(os.Interrupt, syscall.SIGTERM)
 		cancel()
+		s := <-sig
+		slog.New(slog.NewTextHandler(os.Stderr, nil)).Warn("second signal: exiting at once", "signal", s.String())
+		n, _ := s.(syscall.Signal) // it is: Notify asked for two of them
+		os.Exit(128 + int(n))
 	}()
 	os.Exit(p.Run(ctx, os.Args[1:], os.Stderr))
 }
 
 // Run parses args, opens the store and serves until ctx ends, logging to
-// stderr; it returns the process's exit code.
+// stderr; it returns the process's exit code: 2 for a flag that does not
+// parse, is out of range or names a file that cannot be used (the message
+// names the flag), 1 when the host fails, else 0.
 func (p Program) Run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet(p.Name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -71,6 +79,15 @@ func (p Program) Run(ctx context.Context, args []string, stderr io.Writer) int {
 		}
 		return 2
 	}
+	if err := cfg.check(fs); err != nil {
+		fmt.Fprintln(stderr, err)
+		fs.Usage()
+		return 2
+	}
+	if err := cfg.load(); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
 	logw := newLogWriter(stderr, logLines)
 	defer logw.Close(logFlush)
 	log := slog.New(slog.NewTextHandler(logw, nil))
@@ -84,7 +101,10 @@ func (p Program) Run(ctx context.Context, args []string, stderr io.Writer) int {
 const usage = `Usage of %s:
 
 A small host on hostbridge's queue: POST /pages/<path>?version=v and POST
-/batch enqueue, consumer loops deliver, GET /stats counts. It logs to stderr.
+/batch enqueue, consumer loops deliver, GET /stats and GET /metrics count.
+It logs to stderr. Every route is open to whoever reaches -addr unless
+-token-file is given; -addr is loopback unless -tls-cert and -tls-key (or
+-insecure-addr) are given.
 
 %s
 
@@ -108,8 +128,12 @@ func (p Program) serve(ctx context.Context, cfg Config, log *slog.Logger, logw *
 	if err != nil {
 		return err
 	}
-	log.Info("listening on http://"+ln.Addr().String()+" (POST /pages/<path>?version=v, POST /batch, GET /stats)",
-		"maxConns", cfg.MaxConns, "maxPending", cfg.MaxPending, "maxDeadLetters", cfg.MaxDeadLetters)
+	scheme := "http://"
+	if cfg.Certificate != nil {
+		scheme = "https://"
+	}
+	log.Info("listening on "+scheme+ln.Addr().String()+" (POST /pages/<path>?version=v, POST /batch, GET /stats, GET /metrics)",
+		"token", len(cfg.Token) > 0, "maxConns", cfg.MaxConns, "maxPending", cfg.MaxPending, "maxDeadLetters", cfg.MaxDeadLetters)
 	return h.serve(ctx, ln)
 }
 
@@ -120,26 +144,4 @@ func closeStore(c io.Closer, log *slog.Logger) {
 	if err := c.Close(); err != nil {
 		log.Error("closing the store", "err", err)
 	}
-}
-
-// flags defines the host's flags on fs.
-func flags(fs *flag.FlagSet) *Config {
-	cfg := &Config{}
-	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8787", "address to listen on")
-	fs.Float64Var(&cfg.Fail, "fail", 0, "share of messages the consumer fails and retries (0 to 1)")
-	fs.IntVar(&cfg.RetryDelay, "retry-delay", 1, "retry delay in seconds (0: the queue's default)")
-	fs.IntVar(&cfg.MaxRetries, "max-retries", 3, "retries before a message is dead-lettered")
-	fs.IntVar(&cfg.BatchSize, "batch-size", 10, "messages per batch (1 to 100)")
-	fs.DurationVar(&cfg.BatchTimeout, "batch-timeout", time.Second, "how long a batch waits to fill (Cloudflare's default is 5s)")
-	fs.IntVar(&cfg.Consumers, "consumers", 2, "consumer loops")
-	fs.Uint64Var(&cfg.Seed, "seed", uint64(time.Now().UnixNano()), "seed of the failure draws")
-	fs.IntVar(&cfg.MaxPending, "max-pending", 10000, "messages pending on the queue at most; past it producers get 503 with Retry-After (each message is at most 128 KB)")
-	fs.IntVar(&cfg.MaxDeadLetters, "max-dead-letters", 1000, "messages kept on the dead-letter queue; past it the oldest are discarded")
-	fs.DurationVar(&cfg.ReadHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read a request's headers")
-	fs.DurationVar(&cfg.ReadTimeout, "read-timeout", 30*time.Second, "time to read a whole request, body included (a slower body gets 408)")
-	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", 30*time.Second, "time a keep-alive connection may wait for its next request")
-	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 10*time.Second, "time requests in flight get to finish at shutdown before their connections are closed")
-	fs.IntVar(&cfg.MaxHeaderBytes, "max-header-bytes", 16<<10, "size of a request's headers at most (431 past it)")
-	fs.IntVar(&cfg.MaxConns, "max-conns", defaultMaxConns(fileLimit()), "connections open at once; more wait in the kernel's queue (default: the open-file limit less an eighth, at most 10000)")
-	return cfg
 }

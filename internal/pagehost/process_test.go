@@ -7,10 +7,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -29,27 +31,61 @@ func TestMain(m *testing.M) {
 
 // process is a pagequeue process started by a test.
 type process struct {
-	cmd    *exec.Cmd
+	cmd    *exec.Cmd // the process, or the shell that started it
+	pid    int       // the process
 	base   string
 	stderr io.ReadCloser
 	log    *bufio.Reader
+}
+
+// processArgs are the flags every test process gets, then args.
+func processArgs(args []string) []string {
+	return append([]string{"-addr", "127.0.0.1:0", "-batch-timeout", "5ms"}, args...)
 }
 
 // startProcess starts the command on a loopback port and reads its log up
 // to the line that says where it listens.
 func startProcess(t *testing.T, args ...string) *process {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], append([]string{"-addr", "127.0.0.1:0", "-batch-timeout", "5ms"}, args...)...)
-	cmd.Env = append(os.Environ(), "PAGEHOST_MAIN=1")
-	stderr, err := cmd.StderrPipe()
+	p := &process{cmd: exec.Command(os.Args[0], processArgs(args)...)}
+	p.start(t, func() int { return p.cmd.Process.Pid })
+	return p
+}
+
+// startInBackground starts the command as a script's background job
+// (`cmd &` in sh -c), which starts it with SIGINT ignored.
+func startInBackground(t *testing.T, args ...string) *process {
+	t.Helper()
+	p := &process{cmd: exec.Command("sh", append([]string{"-c", `"$0" "$@" & echo $!; wait $!`, os.Args[0]}, processArgs(args)...)...)}
+	stdout, err := p.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	p.start(t, func() int {
+		var pid int
+		if _, err := fmt.Fscan(stdout, &pid); err != nil {
+			t.Fatalf("no pid from the shell: %v", err)
+		}
+		return pid
+	})
+	return p
+}
+
+// start starts p.cmd, learns the process's id from pid, and reads the log
+// up to the line that says where it listens.
+func (p *process) start(t *testing.T, pid func() int) {
+	t.Helper()
+	p.cmd.Env = append(os.Environ(), "PAGEHOST_MAIN=1")
+	stderr, err := p.cmd.StderrPipe()
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	p := &process{cmd: cmd, stderr: stderr, log: bufio.NewReader(stderr)}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.pid = pid()
+	t.Cleanup(func() { syscall.Kill(p.pid, syscall.SIGKILL); p.cmd.Process.Kill(); p.cmd.Wait() })
+	p.stderr, p.log = stderr, bufio.NewReader(stderr)
 	for p.base == "" {
 		line, err := p.log.ReadString('\n')
 		if err != nil {
@@ -59,7 +95,6 @@ func startProcess(t *testing.T, args ...string) *process {
 			p.base, _, _ = strings.Cut(rest, " ")
 		}
 	}
-	return p
 }
 
 // stats reads /stats.
@@ -74,14 +109,35 @@ func (p *process) stats(t *testing.T) Stats {
 	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
 		t.Fatal(err)
 	}
+	io.Copy(io.Discard, resp.Body) // to EOF, so that the client keeps the connection for the next request
 	return s
+}
+
+// upload opens a connection that sends a batch's headers and part of its
+// body, and waits until the host's handler is reading it: /metrics, asked
+// on a connection of its own, counts two requests in flight, that one and
+// itself. (Dial returns before the host accepts, the kernel may hand the
+// /metrics connection over first, and an accepted connection whose request
+// is read after SIGINT is closed unanswered: a SIGINT sent earlier would
+// find no upload in flight.) A deadline only stops a hang.
+func (p *process) upload(t *testing.T) {
+	t.Helper()
+	sc := newStatsConn(t, p.base)
+	c := dial(t, p.base)
+	io.WriteString(c, partialBatch)
+	deadline := time.Now().Add(30 * time.Second)
+	for n := sc.inFlight(t); n != "2"; n = sc.inFlight(t) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the upload never reached the handler: %s in flight", n)
+		}
+	}
 }
 
 // stop sends SIGINT and returns the exit code and the rest of the log; the
 // process must end within a bound.
 func (p *process) stop(t *testing.T) (int, string) {
 	t.Helper()
-	p.cmd.Process.Signal(os.Interrupt)
+	syscall.Kill(p.pid, syscall.SIGINT)
 	exited := make(chan []byte, 1)
 	go func() {
 		rest, _ := io.ReadAll(p.log) // before Wait, which closes the pipe
@@ -125,11 +181,7 @@ func TestClosedLogReader(t *testing.T) {
 // what is lost.
 func TestShutdownWithUpload(t *testing.T) {
 	p := startProcess(t, "-shutdown-timeout", "200ms")
-	c := dial(t, p.base)
-	io.WriteString(c, partialBatch)
-	if s := p.stats(t); s.Connections < 1 {
-		t.Fatalf("%+v", s)
-	}
+	p.upload(t)
 	code, rest := p.stop(t)
 	if code != 0 {
 		t.Errorf("exit %d", code)
@@ -142,25 +194,29 @@ func TestShutdownWithUpload(t *testing.T) {
 }
 
 // TestSecondSignal: a second SIGINT ends a process still waiting for a
-// client at once.
+// client at once, with the shell's code for it (130), also when a script
+// started it in the background, where SIGINT starts out ignored.
 func TestSecondSignal(t *testing.T) {
-	p := startProcess(t, "-shutdown-timeout", "1m")
-	c := dial(t, p.base)
-	io.WriteString(c, partialBatch)
-	p.stats(t)
-	p.cmd.Process.Signal(os.Interrupt)
-	for {
-		line, err := p.log.ReadString('\n')
-		if err != nil {
-			t.Fatalf("no shutdown line: %v", err)
-		}
-		if strings.Contains(line, "shutting down") {
-			break
-		}
-	}
-	code, _ := p.stop(t)
-	if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGINT {
-		t.Errorf("exit %d, want the end by SIGINT", code)
+	for name, start := range map[string]func(*testing.T, ...string) *process{
+		"foreground": startProcess, "background": startInBackground,
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := start(t, "-shutdown-timeout", "1m")
+			p.upload(t)
+			syscall.Kill(p.pid, syscall.SIGINT)
+			for {
+				line, err := p.log.ReadString('\n')
+				if err != nil {
+					t.Fatalf("no shutdown line: %v", err)
+				}
+				if strings.Contains(line, "shutting down") {
+					break
+				}
+			}
+			if code, rest := p.stop(t); code != 130 || !strings.Contains(rest, "second signal") {
+				t.Errorf("exit %d, want 130; log %s", code, rest)
+			}
+		})
 	}
 }
 
@@ -205,4 +261,57 @@ func TestStoreClosed(t *testing.T) {
 	if !strings.Contains(out.String(), "stopped: 0 messages") {
 		t.Errorf("no final line: %s", out.String())
 	}
+}
+
+// TestProcessRefusesFlags: the command refuses a flag out of range, and
+// plain HTTP on an address that is not loopback, with exit 2 and a message
+// that names the flag, before it listens.
+func TestProcessRefusesFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-fail", "2"}, `invalid value "2" for flag -fail: want 0 to 1`},
+		{[]string{"-fail", "-1"}, `invalid value "-1" for flag -fail: want 0 to 1`},
+		{[]string{"-retry-delay", "-1"}, `invalid value "-1" for flag -retry-delay: want 0 to 43200 (seconds)`},
+		{[]string{"-addr", "0.0.0.0:0"}, `flag -addr "0.0.0.0:0" is not a loopback address: serve HTTPS there (-tls-cert and -tls-key), or add -insecure-addr if plain HTTP is meant`},
+	} {
+		cmd := exec.Command(os.Args[0], c.args...)
+		cmd.Env = append(os.Environ(), "PAGEHOST_MAIN=1")
+		out, _ := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.HasPrefix(string(out), c.want+"\n") || !strings.Contains(string(out), "Usage of pagequeue") {
+			t.Errorf("%v: exit %d\n%s", c.args, code, out)
+		}
+	}
+}
+
+// TestProcessExposed: the command with -tls-cert, -tls-key and
+// -token-file serves HTTP/2 over TLS and answers only requests with the
+// token.
+func TestProcessExposed(t *testing.T) {
+	certFile, keyFile, pool := writeCert(t)
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startProcess(t, "-tls-cert", certFile, "-tls-key", keyFile, "-token-file", tokenFile)
+	if !strings.HasPrefix(p.base, "https://") {
+		t.Fatalf("listening on %s", p.base)
+	}
+	c := h2Client(t, pool)
+	for _, token := range []string{"", "s3cret"} {
+		req, _ := http.NewRequest(http.MethodPost, p.base+"/pages/x?version=1", nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if want := map[string]int{"": 401, "s3cret": 202}[token]; resp.StatusCode != want || resp.ProtoMajor != 2 {
+			t.Errorf("token %q: %s %d, want HTTP/2 %d", token, resp.Proto, resp.StatusCode, want)
+		}
+	}
+	go io.Copy(io.Discard, p.log)
 }
