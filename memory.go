@@ -370,10 +370,10 @@ func DefaultConsumerSettings() ConsumerSettings {
 	return ConsumerSettings{MaxBatchSize: 10, MaxBatchTimeout: 5 * time.Second, MaxRetries: 3}
 }
 
-// SetConsumer sets the consumer settings of queue, or returns an error and
-// changes nothing when one is out of range. They apply from the next
-// delivery step on.
-func (p *MemoryPlatform) SetConsumer(queue string, s ConsumerSettings) error {
+// CheckConsumerSettings returns an error when a setting of s is out of
+// range for queue (or names queue as its own dead-letter queue), else nil.
+// Every Platform's SetConsumer calls it.
+func CheckConsumerSettings(queue string, s ConsumerSettings) error {
 	switch {
 	case s.MaxBatchSize < 1 || s.MaxBatchSize > maxConsumerBatchSize:
 		return fmt.Errorf("hostbridge: MaxBatchSize %d is not in 1…%d", s.MaxBatchSize, maxConsumerBatchSize)
@@ -385,6 +385,16 @@ func (p *MemoryPlatform) SetConsumer(queue string, s ConsumerSettings) error {
 		return fmt.Errorf("hostbridge: RetryDelay %d is not in 0…%d", s.RetryDelay, MaxDelaySeconds)
 	case s.DeadLetterQueue != "" && s.DeadLetterQueue == queue:
 		return fmt.Errorf("hostbridge: queue %q cannot be its own dead-letter queue", queue)
+	}
+	return nil
+}
+
+// SetConsumer sets the consumer settings of queue, or returns an error and
+// changes nothing when one is out of range (CheckConsumerSettings). They
+// apply from the next delivery step on.
+func (p *MemoryPlatform) SetConsumer(queue string, s ConsumerSettings) error {
+	if err := CheckConsumerSettings(queue, s); err != nil {
+		return err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

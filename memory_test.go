@@ -305,6 +305,9 @@ func TestMemoryConsumerSettingsLimits(t *testing.T) {
 		if (err == nil) != tc.ok {
 			t.Errorf("%+v: %v", s, err)
 		}
+		if check := CheckConsumerSettings("q", s); (check == nil) != tc.ok || fmt.Sprint(check) != fmt.Sprint(err) {
+			t.Errorf("%+v: CheckConsumerSettings %v, SetConsumer %v", s, check, err)
+		}
 		if got := p.Consumer("q"); tc.ok != (got == s) {
 			t.Errorf("%+v: settings now %+v", s, got)
 		}

@@ -43,7 +43,7 @@ func BenchmarkSendDeliverAck(b *testing.B) {
 
 func benchNatsqueue(b *testing.B, p *Platform) {
 	setConsumer(b, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchSize, s.MaxBatchTimeout = benchBatch, benchWait })
-	if _, err := p.ensureQueue("q"); err != nil {
+	if _, err := p.ensureQueue(context.Background(), "q"); err != nil {
 		b.Fatal(err)
 	}
 	var acked atomic.Int64
@@ -129,7 +129,7 @@ func BenchmarkSendDurability(b *testing.B) {
 			o := testOptions()
 			o.StoreDir, o.SyncInterval = b.TempDir(), c.interval
 			p := openWith(b, o)
-			if _, err := p.ensureQueue("q"); err != nil {
+			if _, err := p.ensureQueue(context.Background(), "q"); err != nil {
 				b.Fatal(err)
 			}
 			var syncs0 int64

@@ -2,6 +2,7 @@ package natsqueue
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -19,6 +20,8 @@ func TestClusterR3(t *testing.T) {
 		checkPlatform(t, p)
 	})
 	t.Run("ConsumerVectors", func(t *testing.T) { replayRows(t, p) })
+	t.Run("RetriesAcrossFailover", func(t *testing.T) { retriesAcrossFailover(t, c, p) })
+	t.Run("CounterLeaderLoss", func(t *testing.T) { counterLeaderLoss(t, c, p) })
 	t.Run("LeaderLoss", func(t *testing.T) { leaderLoss(t, c, p) })
 }
 
@@ -52,6 +55,107 @@ func leaderLoss(t *testing.T, c *cluster, p *Platform) {
 	t.Logf("%d accepted, %d sends failed during the election, %d duplicate deliveries", len(accepted), failed, dup)
 	l.notEarly(t, `"delayed"`, sentDelayed.Add(2*time.Second))
 	waitDrained(t, p, "fo")
+	acked := l.acks()
+	want := hostbridge.QueueStats{Sent: int64(len(accepted) + 1), Delivered: acked, Acked: acked}
+	waitStats(t, p, "fo", want)
+	p.flushAll()
+	if s := openCluster(t, c).Stats("fo"); s != want {
+		t.Errorf("stats read from the cluster %+v, want %+v", s, want)
+	}
+}
+
+// retriesAcrossFailover retries 20 messages with a 3 s delay, then stops
+// the leader of their stream: on the two nodes left each comes back once,
+// with attempts 2, no earlier than 3 s after its handler returned; the
+// counters a new Platform reads from the cluster are exactly what happened.
+func retriesAcrossFailover(t *testing.T, c *cluster, p *Platform) {
+	p.Bind("RF", "rf")
+	p.Grant("RF")
+	setConsumer(t, p, "rf", func(s *hostbridge.ConsumerSettings) { s.MaxBatchSize, s.MaxBatchTimeout = 20, time.Second })
+	for i := range 20 {
+		if err := hostbridge.SendQueueMessage(context.Background(), p, "RF", fmt.Sprint(i), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := map[string]time.Time{}
+	back, stopped := 0, false
+	for back < 20 {
+		_, ok := deliverWithin(t, p, "rf", 30*time.Second, func(ev hostbridge.Event) error {
+			for i, m := range ev.Batch().Messages() {
+				if m.Attempts == 1 {
+					_ = hostbridge.RetryQueueMessage(ev, i, 3)
+					continue
+				}
+				back++
+				_ = hostbridge.AckQueueMessage(ev, i)
+				if early := done[m.ID].Add(3 * time.Second).Sub(time.Now()); early > 0 || m.Attempts != 2 {
+					t.Errorf("%s (attempts %d) back %v before its 3 s delay", m.ID, m.Attempts, early)
+				}
+			}
+			for _, m := range ev.Batch().Messages() {
+				if m.Attempts == 1 {
+					done[m.ID] = time.Now()
+				}
+			}
+			return nil
+		})
+		if !ok {
+			t.Fatalf("%d of 20 retries came back", back)
+		}
+		if len(done) == 20 && !stopped {
+			stopped = true
+			leader := c.streamLeader(t, p.namesOf("rf").stream)
+			c.stop(leader)
+			defer func() { c.start(leader); c.waitJetStream() }()
+			t.Logf("stopped stream leader n%d", leader)
+		}
+	}
+	want := hostbridge.QueueStats{Sent: 20, Delivered: 40, Acked: 20, Retried: 20}
+	waitStats(t, p, "rf", want)
+	p.flushAll()
+	if s := openCluster(t, c).Stats("rf"); s != want {
+		t.Errorf("stats read from the cluster %+v, want %+v", s, want)
+	}
+}
+
+// counterLeaderLoss stops the leader of the counter stream while messages
+// are sent and delivered, then starts it again: the counters a new
+// Platform reads from the cluster are exactly the sends that returned nil
+// and the acks the handlers made.
+func counterLeaderLoss(t *testing.T, c *cluster, p *Platform) {
+	p.Bind("CL", "cl")
+	p.Grant("CL")
+	setConsumer(t, p, "cl", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 50 * time.Millisecond })
+	send := func() {
+		if err := hostbridge.SendQueueMessage(context.Background(), p, "CL", `"first"`, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send() // the queue and its counters exist
+	l := newLedger()
+	runConsumers(t, p, l, "cl")
+	var accepted []string
+	done := make(chan struct{})
+	go func() {
+		accepted, _ = senderTo(p, "CL", "m", 150, 5*time.Millisecond)
+		close(done)
+	}()
+	time.Sleep(200 * time.Millisecond)
+	leader := c.streamLeader(t, p.statsStream())
+	c.stop(leader)
+	t.Logf("stopped the counter stream's leader n%d", leader)
+	<-done
+	l.waitSeen(t, append(accepted, `"first"`), 30*time.Second)
+	waitDrained(t, p, "cl")
+	c.start(leader)
+	c.waitJetStream()
+	acked := l.acks()
+	want := hostbridge.QueueStats{Sent: int64(len(accepted) + 1), Delivered: acked, Acked: acked}
+	waitStats(t, p, "cl", want)
+	p.flushAll()
+	if s := openCluster(t, c).Stats("cl"); s != want {
+		t.Errorf("stats read from the cluster %+v, want %+v", s, want)
+	}
 }
 
 // streamLeader is the index of the node that leads stream.

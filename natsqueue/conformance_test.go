@@ -83,8 +83,9 @@ func replayRows(t *testing.T, p *Platform) {
 func (p *Platform) sharing(prefix string) *Platform {
 	o := p.opts
 	o.Prefix = prefix
-	return &Platform{opts: o, nc: p.nc, js: p.js, idBase: p.idBase, cfg: hostbridge.NewMemoryPlatform(),
-		bindings: map[string]string{}, queues: map[string]*queueState{}, limits: map[string]queueLimits{}, retryUnit: retryUnitForRows}
+	s := newPlatform(o)
+	s.nc, s.js, s.idBase, s.retryUnit = p.nc, p.js, p.idBase, retryUnitForRows
+	return s
 }
 
 func replayRow(t *testing.T, p *Platform, queue string, row queuevectors.Row) {

@@ -20,10 +20,12 @@ const pollWait = time.Second
 // Run delivers batches from queue to handler until ctx ends. When ctx ends
 // it takes no new batch: the batch in flight finishes (Run returns after
 // its handler) and every other message stays on the stream. While the
-// server cannot be reached it keeps trying. It returns ctx.Err().
+// server cannot be reached it keeps trying, logging each failure to
+// Options.Logger. It returns ctx.Err().
 func (p *Platform) Run(ctx context.Context, queue string, handler func(hostbridge.Event) error) error {
 	for ctx.Err() == nil {
 		if _, _, err := p.Deliver(ctx, queue, handler); err != nil && ctx.Err() == nil {
+			p.log().Warn("natsqueue: delivering (tried again)", "queue", queue, "err", err)
 			select {
 			case <-ctx.Done():
 			case <-time.After(pollWait / 4):
@@ -39,18 +41,18 @@ func (p *Platform) Run(ctx context.Context, queue string, handler func(hostbridg
 // handler as one queue Event; applies the outcome and reports it. It
 // returns false when ctx ended first (or the server failed: the error).
 func (p *Platform) Deliver(ctx context.Context, queue string, handler func(hostbridge.Event) error) (hostbridge.DeliveryResult, bool, error) {
-	q, err := p.ensureQueue(queue)
+	q, err := p.ensureQueue(ctx, queue)
 	if err != nil {
 		return hostbridge.DeliveryResult{}, false, err
 	}
 	s := p.Consumer(queue)
-	l := p.startLease()
+	l := p.startLease(queue)
 	defer l.end()
 	msgs, err := p.take(ctx, q, s, l)
 	if len(msgs) == 0 {
 		return hostbridge.DeliveryResult{}, false, err
 	}
-	d := p.newDelivery(q, s, msgs)
+	d := p.newDelivery(q, s, p.dropOriginals(q, msgs))
 	if len(d.taken) > 0 {
 		d.err = callHandler(handler, event{d.b})
 	}
@@ -58,30 +60,39 @@ func (p *Platform) Deliver(ctx context.Context, queue string, handler func(hostb
 	return p.finish(d), true, nil
 }
 
-// take waits for a first message, then fills the batch.
+// take waits for a first message, then fills the batch. When ctx ends or a
+// pull fails while the batch fills, the batch is what it has (the error
+// logged: its messages are delivered all the same).
 func (p *Platform) take(ctx context.Context, q *queueState, s hostbridge.ConsumerSettings, l *lease) ([]jetstream.Msg, error) {
 	msgs, err := fetch(q.cons, l, s.MaxBatchSize, 0)
 	for len(msgs) == 0 {
 		if ctx.Err() != nil || err != nil {
 			return nil, err
 		}
-		wait := pollWait
-		if dl, ok := ctx.Deadline(); ok {
-			wait = min(wait, time.Until(dl))
-		}
-		msgs, err = fetch(q.cons, l, 1, wait)
+		msgs, err = fetch(q.cons, l, 1, waitWithin(ctx, pollWait))
 	}
 	oldest := readyAt(msgs[0])
-	for err == nil && len(msgs) < s.MaxBatchSize {
+	for err == nil && len(msgs) < s.MaxBatchSize && ctx.Err() == nil {
 		left := s.MaxBatchTimeout - time.Since(oldest)
 		if left <= 0 {
 			break
 		}
 		var more []jetstream.Msg
-		more, err = fetch(q.cons, l, s.MaxBatchSize-len(msgs), left)
+		more, err = fetch(q.cons, l, s.MaxBatchSize-len(msgs), waitWithin(ctx, min(left, pollWait)))
 		msgs = append(msgs, more...)
 	}
+	if err != nil {
+		p.log().Warn("natsqueue: filling a batch", "queue", q.name, "err", err)
+	}
 	return msgs, nil
+}
+
+// waitWithin is d, or less when ctx ends sooner.
+func waitWithin(ctx context.Context, d time.Duration) time.Duration {
+	if dl, ok := ctx.Deadline(); ok {
+		d = min(d, time.Until(dl))
+	}
+	return d
 }
 
 // fetch pulls up to n messages, waiting up to wait for them all (0: only
@@ -144,7 +155,7 @@ type lease struct {
 	done chan struct{}
 }
 
-func (p *Platform) startLease() *lease {
+func (p *Platform) startLease(queue string) *lease {
 	l := &lease{stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
@@ -157,7 +168,9 @@ func (p *Platform) startLease() *lease {
 			case <-t.C:
 				l.mu.Lock()
 				for _, m := range l.msgs {
-					_ = m.InProgress()
+					if err := m.InProgress(); err != nil {
+						p.log().Warn("natsqueue: in progress", "queue", queue, "err", err)
+					}
 				}
 				l.mu.Unlock()
 			}
@@ -208,7 +221,12 @@ func (p *Platform) newDelivery(q *queueState, s hostbridge.ConsumerSettings, msg
 }
 
 // message is m as a hostbridge.Message, and how many times this queue
-// delivered it.
+// delivered it. Its attempts are those its stored copy carries: a retry is
+// a new copy with attempts + 1 (see retryCopies), so they only grow, and a
+// redelivery of the same copy (its host died holding it, or the server
+// lost its record of the delivery) keeps them. The deliveries count every
+// one of the copy's deliveries too, so a message whose host dies every
+// time still reaches its MaxRetries.
 func message(m jetstream.Msg) (hostbridge.Message, int) {
 	h := m.Headers()
 	md, err := m.Metadata()
@@ -226,7 +244,9 @@ func message(m jetstream.Msg) (hostbridge.Message, int) {
 		hm.Attempts = a
 	}
 	tries := int(md.NumDelivered)
-	hm.Attempts += tries - 1
+	if n, err := strconv.Atoi(h.Get(hdrTries)); err == nil && n > 0 {
+		tries += n
+	}
 	hm.Body = bodyValue(h.Get(hdrType), m.Data())
 	return hm, tries
 }
@@ -245,8 +265,9 @@ func bodyValue(ctype string, data []byte) any {
 
 // finish applies the outcome of a batch, message by message, as
 // MemoryPlatform does, and reports it. Dead letters are copied first; then
-// the counters are stored, then the acks, naks and terms sent (see
-// counters for why in that order).
+// the counters are stored, then the retry copies, then the acks and naks
+// sent (see counters for why in that order: a host that dies in between
+// leaves the originals to come back and be counted again).
 func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 	r := hostbridge.DeliveryResult{Queue: d.q.name, Outcome: hostbridge.OutcomeOK, Err: d.err, IDs: make([]string, len(d.taken))}
 	if d.err != nil {
@@ -255,6 +276,7 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 	d.b.ReportCalls(&r)
 	hms := d.b.Messages()
 	var acts []func() error
+	var retries []retryCopy
 	for i, m := range d.taken {
 		id, o := hms[i].ID, d.b.Outcome(i)
 		r.IDs[i] = id
@@ -266,7 +288,7 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 			acts = append(acts, p.giveUp(d, m, hms[i], &r))
 		default:
 			delay := o.RetryDelay(d.s)
-			acts = append(acts, p.retry(m, delay))
+			retries = append(retries, retryCopy{m: m, hm: hms[i], tries: d.tries[i], delay: delay})
 			r.Retried = append(r.Retried, hostbridge.RetryMessage{ID: id, DelaySeconds: delay})
 		}
 	}
@@ -274,48 +296,69 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 		hm, _ := message(m)
 		acts = append(acts, p.giveUp(d, m, hm, &r))
 	}
+	p.countOutcome(d, &r)
+	acts = append(acts, p.storeRetries(d.q, retries)...)
+	p.apply(d.q, acts)
+	return r
+}
+
+// countOutcome counts r, the outcome of d, and stores the counts (or keeps
+// them for the next flush when the server does not answer).
+func (p *Platform) countOutcome(d *delivery, r *hostbridge.DeliveryResult) {
 	var deltas [nCounters]int64
 	deltas[cDelivered] = int64(len(d.taken) + len(d.exhausted))
 	deltas[cAcked], deltas[cRetried] = int64(len(r.Acked)), int64(len(r.Retried))
 	deltas[cDeadLettered], deltas[cDropped] = int64(len(r.DeadLettered)), int64(len(r.Dropped))
-	p.add(d.q, deltas)
-	for _, act := range acts {
-		_ = act()
+	p.count(d.q, deltas)
+	ctx, cancel := p.ctx()
+	defer cancel()
+	if err := p.flush(ctx, d.q); err != nil {
+		p.log().Warn("natsqueue: storing counts before acks (kept, tried again)", "queue", d.q.name, "err", err)
 	}
-	return r
 }
 
-// retry is the nak of m with a delay.
-func (p *Platform) retry(m jetstream.Msg, delaySeconds int) func() error {
-	if delaySeconds == 0 {
-		return m.Nak
+// apply runs acts, all at once (some wait for the server), and logs their
+// errors.
+func (p *Platform) apply(q *queueState, acts []func() error) {
+	var wg sync.WaitGroup
+	for _, act := range acts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := act(); err != nil {
+				p.log().Warn("natsqueue: ack or nak", "queue", q.name, "err", err)
+			}
+		}()
 	}
-	return func() error { return m.NakWithDelay(time.Duration(delaySeconds) * p.retryUnit) }
+	wg.Wait()
 }
 
 // giveUp moves a message past MaxRetries to the dead-letter queue, or drops
-// it, and returns the term to send. When the dead-letter queue cannot take
-// it, it is retried a second later and dead-lettered on its next delivery.
+// it, and returns the ack that removes it, waiting for the server as for a
+// retry (a message brought back by an ack lost at Close would be counted
+// again). When the dead-letter queue cannot take it, it is retried a
+// second later and dead-lettered on its next delivery.
 func (p *Platform) giveUp(d *delivery, m jetstream.Msg, hm hostbridge.Message, r *hostbridge.DeliveryResult) func() error {
 	dlq := d.s.DeadLetterQueue
 	if dlq == "" {
 		r.Dropped = append(r.Dropped, hm.ID)
-		return m.Term
+		return p.ackSync(m)
 	}
 	if err := p.deadLetter(dlq, m, hm); err != nil {
+		p.log().Warn("natsqueue: dead-letter copy (retried in 1 s)", "queue", d.q.name, "id", hm.ID, "err", err)
 		r.Retried = append(r.Retried, hostbridge.RetryMessage{ID: hm.ID, DelaySeconds: 1})
 		return p.retry(m, 1)
 	}
 	r.DeadLettered = append(r.DeadLettered, hostbridge.DeadLetter{ID: hm.ID, Queue: dlq, Attempts: hm.Attempts})
-	return m.Term
+	return p.ackSync(m)
 }
 
 // deadLetter stores a copy of m on queue dlq: same ID, send time and body,
 // attempts from 1 again. Its message ID names the stream sequence it came
-// from, so a copy stored twice (the host died before Term) is dropped
+// from, so a copy stored twice (the host died before the ack) is dropped
 // within the duplicate window.
 func (p *Platform) deadLetter(dlq string, m jetstream.Msg, hm hostbridge.Message) error {
-	q, err := p.ensureQueue(dlq)
+	q, err := p.ensureQueue(context.Background(), dlq)
 	if err != nil {
 		return err
 	}
@@ -327,9 +370,34 @@ func (p *Platform) deadLetter(dlq string, m jetstream.Msg, hm hostbridge.Message
 	msg, opts := q.names.natsMsg(o)
 	ctx, cancel := p.ctx()
 	defer cancel()
-	if _, err = p.js.PublishMsg(ctx, msg, opts...); err != nil {
+	ack, err := p.js.PublishMsg(ctx, msg, opts...)
+	if p.unanswered(o.dedupe, err) {
 		return err
 	}
-	p.countSent(q, 1)
+	// A copy stored before was counted, unless its answer was lost.
+	if lost := p.answered(o.dedupe); !ack.Duplicate || lost {
+		p.countSent(q, 1)
+	}
 	return nil
+}
+
+// unanswered notes a dead-letter copy whose publish failed (the server may
+// have stored it all the same) and reports whether err is one.
+func (p *Platform) unanswered(dedupe string, err error) bool {
+	if err != nil && dedupe != "" {
+		p.mu.Lock()
+		p.uncounted[dedupe] = true
+		p.mu.Unlock()
+	}
+	return err != nil
+}
+
+// answered reports whether dedupe named a copy whose publish failed
+// before, and forgets it.
+func (p *Platform) answered(dedupe string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	was := p.uncounted[dedupe]
+	delete(p.uncounted, dedupe)
+	return was
 }

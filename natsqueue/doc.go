@@ -59,10 +59,10 @@
 // <Prefix>.<queue>.sched.<id> that the server copies to ready when it is due
 // and then removes. One durable pull consumer per queue ("hostbridge",
 // explicit acks, AckWait, unlimited deliveries and unlimited ack-pending
-// messages, since a retry delayed up to 12 h holds a slot) delivers ready.
-// The message ID (32 hex digits, 16 random per Platform then a sequence),
-// the send time (Unix ns) and, for Enqueue, the first delivery's attempts
-// travel in headers; attempts are those plus the consumer's delivery count.
+// messages) delivers ready. The message ID (32 hex digits, 16 random per
+// Platform then a sequence), the send time (Unix ns), the attempts of the
+// stored copy when not 1 (Enqueue, a retry) and, for a retry, the
+// deliveries from the queue before it travel in headers.
 //
 // # Delivery semantics
 //
@@ -78,7 +78,8 @@
 //     within Options.Timeout gives the reason "no answer from NATS
 //     JetStream: context deadline exceeded", so a send never hangs; the
 //     caller's context bounds the publish too (the earlier of the two ends
-//     it).
+//     it, with the same reason and that context's error); a context that
+//     has already ended fails the send with its error, nothing sent.
 //   - Delays: the schedule's time is the send time plus the delay rounded
 //     up to a whole second (schedules have second granularity), so a delay
 //     never fires early and at most a second late. Schedules are stored in
@@ -90,23 +91,48 @@
 //     ready (stored or fired; for a redelivery, since it came back). While a
 //     batch fills and while its handler runs, every message is told to the
 //     server as in progress every AckWait/3, so a slow handler keeps it.
+//   - A batch fills until its context ends too: Deliver then hands the
+//     handler what it has.
 //   - Outcomes are applied when the handler returns, as MemoryPlatform's:
 //     a done message is acked (sent without waiting for a reply: the server
 //     reads it before the connection's next pull request);
-//     a retried one, or one of a failed batch, is nak'ed with its delay (the
-//     retry's, else RetryDelay; 0 is an immediate nak). Redeliveries with the
-//     same delay come back in no fixed order.
-//   - MaxRetries counts deliveries from this queue: after MaxRetries+1 a
-//     failing message is copied to the DeadLetterQueue (same ID, send time
-//     and body; attempts start again at 1, as hostbridge decides; the copy's
-//     publish ID names the original's stream sequence, so a host that dies
-//     between the copy and the removal stores it once) and then terminated;
-//     without one it is terminated (dropped). A message that arrives already
-//     past MaxRetries+1 deliveries (its consumers died or lost the lease) is
-//     dead-lettered or dropped without reaching the handler.
+//     a retried one, or one of a failed batch, is retried with its delay (the
+//     retry's, else RetryDelay): a copy with attempts + 1 is stored, as a
+//     schedule due after the delay rounded up to a whole second (or on ready
+//     for 0), and the original is acked once the server has the copy. A
+//     retry is thus a stored schedule like a delayed send: it never comes
+//     back early, across restarts, crashes and failovers (a nak's due time
+//     would come back from a restart in whole seconds, early). The copy's
+//     publish ID names the original's stream sequence, so an original that
+//     comes back (its host died before the ack) and fails again stores no
+//     second copy. A copy the server refuses falls back to a nak with the
+//     delay (logged). Redeliveries with the same delay come back in no fixed
+//     order.
+//   - Attempts are those of the stored copy: they grow with each retry and
+//     never go back; a redelivery of the same copy (its host died holding
+//     it, or the server lost its record of the delivery) has the same
+//     attempts. MaxRetries counts every delivery from this queue, copies'
+//     and redeliveries alike: after MaxRetries+1 a failing message is
+//     copied to the DeadLetterQueue (same ID, send time and body; attempts
+//     start again at 1, as MemoryPlatform's; the copy's publish ID names the
+//     original's stream sequence, so a host that dies between the copy and
+//     the removal stores it once) and then acked (removed), waiting for the
+//     server's answer; without one it is acked so (dropped). A message that
+//     arrives already past MaxRetries+1 deliveries (its hosts died holding
+//     it, or lost the lease) is dead-lettered or dropped without reaching
+//     the handler, so a host that crashes on a message does not loop on it.
 //   - At least once: a host that dies holding a batch leaves its messages
-//     to come back after AckWait with attempts + 1; an ack lost with a
-//     connection is a duplicate delivery. Nothing accepted is lost.
+//     to come back after AckWait (at once when the server lost its record of
+//     the delivery) with the same attempts, so an always-failing message
+//     reaches a handler at most MaxRetries+1 times plus once for each host
+//     crash while it was held; an ack lost with a connection is a duplicate
+//     delivery. A host that dies in the round trip between a retry's copy
+//     being stored and the original's ack being applied leaves both: the
+//     original comes back with its attempts, unless the copy (attempts + 1)
+//     comes first: before a copy reaches a handler, the original it retries
+//     is removed from the stream (one request per retried message; normally
+//     the server answers that it is gone already), so attempts never go
+//     back. Nothing accepted is lost.
 //
 // # Counters and limits
 //
@@ -114,19 +140,36 @@
 // they survive restarts: Pending is the queue stream's size (ready, delayed,
 // in flight, waiting for a retry), read at most every 100 ms; Sent,
 // Delivered, Acked, Retried, DeadLettered and Dropped are counters in a
-// counter stream <Prefix>_STATS. Sends are counted within 50 ms of being
-// stored (a crash loses that much of the count, never a message); a batch's
-// acked, dead-lettered and dropped messages are counted, and the server has
-// the counts, before their acks and terms are sent (a crash in between
-// counts a redelivered message twice). So with nothing pending, acked +
-// deadLettered + dropped ≥ sent. InFlight and Ready are 0. SetLimits bounds
-// a queue's pending messages (a send past it fails with ErrQueueFull,
-// nothing sent; checked against the cached size plus this Platform's sends
-// since) and a stream's size (the oldest messages discarded, for a
-// dead-letter queue nobody consumes; Stats counts them as Dropped).
+// counter stream <Prefix>_STATS. Sent counts the messages the server
+// confirmed it stored. Every count is kept until the server confirms it,
+// and sent again under the same publish IDs when it did not answer (the
+// server drops a repeat within its 2 min duplicate window): with no host
+// crash the counters are exactly what happened, whatever the servers did.
+// Sends are stored on the counters within 50 ms; a batch's counts before
+// its acks and naks are sent. So a host crash loses at most its last
+// 50 ms of sends from Sent, and the counts the server had not confirmed
+// (while the counter stream has no leader), never a message; it counts a
+// message it delivered again twice; Delivered counts the deliveries whose
+// outcome was applied, not a batch a host died holding. InFlight and Ready
+// are 0.
+//
+// SetLimits bounds a queue's pending messages (a send past it fails with
+// ErrQueueFull, nothing sent): a send reserves its room under a lock
+// against the cached size plus this Platform's sends since and the room
+// other sends hold, so one Platform never takes a queue past it (several
+// Platforms may, by what each sent within 100 ms). It bounds a stream's
+// size too (the oldest messages discarded, for a dead-letter queue nobody
+// consumes; Stats counts them as Dropped); the bound is kept on the stream,
+// so a queue opened again has it before SetLimits is called again.
+//
+// Errors no caller can be given (a failed ack, nak or in-progress
+// notice, a pull that failed while a batch filled, a count not stored yet,
+// Stats that cannot reach the server) go to Options.Logger, by default
+// slog.Default(). Close stores the last counts; closing again does nothing.
 //
 // Bindings, grants and consumer settings are the deployment's
 // configuration: they live in the Platform (set them at start, as for
-// MemoryPlatform), not on the server; the settings' defaults and ranges are
-// MemoryPlatform's.
+// MemoryPlatform), not on the server; the settings' defaults are
+// MemoryPlatform's and hostbridge.CheckConsumerSettings checks their
+// ranges.
 package natsqueue

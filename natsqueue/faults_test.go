@@ -51,6 +51,17 @@ func (l *ledger) handler(ev hostbridge.Event) error {
 	return nil
 }
 
+// acks is how many deliveries ended in an ack.
+func (l *ledger) acks() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var n int64
+	for _, d := range l.delivered {
+		n += int64(d)
+	}
+	return n
+}
+
 // seen reports whether every body was delivered, and how many deliveries
 // were duplicates.
 func (l *ledger) seen(bodies []string) (bool, int) {

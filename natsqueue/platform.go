@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -60,6 +61,11 @@ type Options struct {
 	// With credentials the connection requires TLS: they are never sent in
 	// clear text.
 	NATS []nats.Option
+
+	// Logger gets the errors no caller can be given: a failed ack, nak or
+	// in-progress notice, a failed pull while a batch fills, a counter that
+	// could not be stored or read yet (default slog.Default()).
+	Logger *slog.Logger
 }
 
 // Platform is a hostbridge.Platform whose queues are NATS JetStream
@@ -70,23 +76,25 @@ type Platform struct {
 	nc     *nats.Conn
 	js     jetstream.JetStream
 	embed  *server.Server // the embedded server, nil on URLs
-	store  *embedded      // what the embedded server owns, nil on URLs
+	own    *embedded      // what the embedded server owns, nil on URLs
 	idBase string         // 16 hex digits, random per Platform
-
-	// cfg keeps the deployment's configuration, as MemoryPlatform does:
-	// bindings, grants and consumer settings (never its queues).
-	cfg *hostbridge.MemoryPlatform
 
 	mu       sync.Mutex
 	seq      uint64
-	bindings map[string]string      // binding → queue, as in cfg
+	bindings map[string]string // binding → queue (config.go)
+	granted  map[string]bool
+	settings map[string]hostbridge.ConsumerSettings
 	queues   map[string]*queueState // queues whose stream and consumer exist
 	limits   map[string]queueLimits
+	// uncounted are the publish IDs of dead-letter copies whose publish
+	// failed: stored or not, they are not counted as sent yet.
+	uncounted map[string]bool
 
 	statsOnce sync.Mutex // guards stats
 	stats     jetstream.Stream
 	stopFlush chan struct{}
 	flushDone chan struct{}
+	closeOnce sync.Once
 
 	// retryUnit is the length of a retry delay's second: time.Second, but
 	// tests shorten it to replay rows with 30 s retries in real time.
@@ -102,8 +110,7 @@ func Open(opts Options) (*Platform, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Platform{opts: opts, cfg: hostbridge.NewMemoryPlatform(), bindings: map[string]string{},
-		queues: map[string]*queueState{}, limits: map[string]queueLimits{}, retryUnit: time.Second}
+	p := newPlatform(opts)
 	p.idBase = randomHex(8)
 	if err := p.connect(); err != nil {
 		p.Close()
@@ -112,6 +119,14 @@ func Open(opts Options) (*Platform, error) {
 	p.stopFlush, p.flushDone = make(chan struct{}), make(chan struct{})
 	go p.flusher(p.stopFlush, p.flushDone)
 	return p, nil
+}
+
+// newPlatform is a Platform of opts with no connection and no
+// configuration.
+func newPlatform(opts Options) *Platform {
+	return &Platform{opts: opts, bindings: map[string]string{}, granted: map[string]bool{},
+		settings: map[string]hostbridge.ConsumerSettings{}, queues: map[string]*queueState{},
+		limits: map[string]queueLimits{}, uncounted: map[string]bool{}, retryUnit: time.Second}
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -158,7 +173,7 @@ func (p *Platform) connect() error {
 	if err != nil {
 		return err
 	}
-	p.store, p.embed = e, e.srv
+	p.own, p.embed = e, e.srv
 	if err := p.dial("", e.auth); err != nil {
 		return err
 	}
@@ -207,61 +222,35 @@ func (p *Platform) waitJetStream() error {
 
 // Close stores the last send counts, closes the connection and stops the
 // embedded server, if any, releasing its store. Messages already accepted
-// stay in the streams.
+// stay in the streams. Closing again does nothing.
 func (p *Platform) Close() error {
-	if p.stopFlush != nil {
-		close(p.stopFlush)
-		<-p.flushDone
-	}
-	if p.nc != nil {
-		p.nc.Close()
-	}
-	if p.store != nil {
-		p.store.close()
-	}
+	p.closeOnce.Do(func() {
+		if p.stopFlush != nil {
+			close(p.stopFlush)
+			<-p.flushDone
+		}
+		if p.nc != nil {
+			p.nc.Close()
+		}
+		if p.own != nil {
+			p.own.close()
+		}
+	})
 	return nil
+}
+
+// log is where errors no caller can be given go: Options.Logger, else
+// slog.Default().
+func (p *Platform) log() *slog.Logger {
+	if p.opts.Logger != nil {
+		return p.opts.Logger
+	}
+	return slog.Default()
 }
 
 // Conn returns the platform's connection (for hosts that also want plain
 // NATS, and for tests).
 func (p *Platform) Conn() *nats.Conn { return p.nc }
-
-// Bind configures binding to send to queue.
-func (p *Platform) Bind(binding, queue string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.bindings[binding] = queue
-	p.cfg.Bind(binding, queue)
-}
-
-// Grant grants the bindings to the app.
-func (p *Platform) Grant(bindings ...string) { p.cfg.Grant(bindings...) }
-
-// GrantJSON grants what a host permission text such as
-// {"QUEUE":["PAGE_QUEUE"]} names under "QUEUE".
-func (p *Platform) GrantJSON(permissions string) error { return p.cfg.GrantJSON(permissions) }
-
-// Bound implements hostbridge.Platform: binding is granted and configured.
-// It asks the server nothing.
-func (p *Platform) Bound(binding string) bool { return p.cfg.Bound(binding) }
-
-// SetConsumer sets the consumer settings of queue, with MemoryPlatform's
-// defaults and ranges, or returns an error and changes nothing. They apply
-// from the next batch on.
-func (p *Platform) SetConsumer(queue string, s hostbridge.ConsumerSettings) error {
-	return p.cfg.SetConsumer(queue, s)
-}
-
-// Consumer returns the consumer settings of queue.
-func (p *Platform) Consumer(queue string) hostbridge.ConsumerSettings { return p.cfg.Consumer(queue) }
-
-// queueOf is the queue binding sends to.
-func (p *Platform) queueOf(binding string) (string, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	q, ok := p.bindings[binding]
-	return q, ok
-}
 
 func (p *Platform) newID() string {
 	p.mu.Lock()

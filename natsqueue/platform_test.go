@@ -203,7 +203,7 @@ func TestDueTime(t *testing.T) {
 		secs int
 		want time.Duration
 	}{{0, 1, time.Second}, {1, 1, 2 * time.Second}, {999 * time.Millisecond, 43200, 43201 * time.Second}} {
-		if got := dueTime(base.Add(tc.now), tc.secs).Sub(base); got != tc.want {
+		if got := dueTime(base.Add(tc.now), seconds(tc.secs)).Sub(base); got != tc.want {
 			t.Errorf("dueTime(+%v, %d) = +%v, want +%v", tc.now, tc.secs, got, tc.want)
 		}
 	}
@@ -250,8 +250,8 @@ func TestExhaustedSkipsHandler(t *testing.T) {
 	p := openSingle(t)
 	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout, s.MaxRetries = 0, 0 })
 	send(t, p, `1`, 0)
-	q, _ := p.ensureQueue("q")
-	l := p.startLease()
+	q, _ := p.ensureQueue(context.Background(), "q")
+	l := p.startLease("q")
 	defer l.end()
 	for range 2 { // two deliveries that end without an outcome
 		msgs, err := fetch(q.cons, l, 1, 30*time.Second)

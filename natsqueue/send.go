@@ -18,7 +18,9 @@ import (
 const (
 	hdrID       = "Hb-Id"       // the message ID, kept across retries and dead-lettering
 	hdrSentAt   = "Hb-Sent-At"  // the send time, Unix nanoseconds
-	hdrAttempts = "Hb-Attempts" // attempts of the first delivery, when not 1 (Enqueue)
+	hdrAttempts = "Hb-Attempts" // attempts of every delivery of this copy, when not 1 (Enqueue, a retry)
+	hdrTries    = "Hb-Tries"    // deliveries from this queue before this copy (a retry)
+	hdrRetryOf  = "Hb-Retry-Of" // the stream sequence of the message a retry copy retries
 	hdrType     = "Hb-Type"     // the content type, when not json
 )
 
@@ -26,11 +28,13 @@ const (
 type outMsg struct {
 	id       string
 	sentAt   time.Time
-	attempts int // of its first delivery
+	attempts int // of its deliveries
+	tries    int // deliveries from its queue before it (a retry's)
 	body     []byte
 	ctype    string
-	delay    int    // seconds
-	dedupe   string // the Nats-Msg-Id, if any
+	delay    time.Duration // 0 or at least a second
+	dedupe   string        // the Nats-Msg-Id, if any
+	retryOf  string        // a retry copy's original's stream sequence
 }
 
 // Send implements hostbridge.Platform: it stores one message on the
@@ -59,7 +63,7 @@ func (p *Platform) SendBatch(ctx context.Context, binding string, msgs []hostbri
 	now := time.Now()
 	out := make([]outMsg, len(msgs))
 	for i, m := range msgs {
-		out[i] = outMsg{id: p.newID(), sentAt: now, attempts: 1, body: m.Body, ctype: m.ContentType, delay: m.DelaySeconds}
+		out[i] = outMsg{id: p.newID(), sentAt: now, attempts: 1, body: m.Body, ctype: m.ContentType, delay: seconds(m.DelaySeconds)}
 	}
 	return p.publish(ctx, queue, out)
 }
@@ -70,7 +74,7 @@ func (p *Platform) SendBatch(ctx context.Context, binding string, msgs []hostbri
 // (content type json), a string (text) or a []byte (bytes); consumers get
 // the same Go type back. The delay is clamped to 0…MaxDelaySeconds.
 func (p *Platform) Enqueue(ctx context.Context, queue string, m hostbridge.Message, delaySeconds int) (string, error) {
-	o := outMsg{id: m.ID, sentAt: m.Timestamp, attempts: max(m.Attempts, 1), delay: min(max(delaySeconds, 0), hostbridge.MaxDelaySeconds)}
+	o := outMsg{id: m.ID, sentAt: m.Timestamp, attempts: max(m.Attempts, 1), delay: seconds(min(max(delaySeconds, 0), hostbridge.MaxDelaySeconds))}
 	switch b := m.Body.(type) {
 	case json.RawMessage:
 		o.body, o.ctype = b, "json"
@@ -90,60 +94,88 @@ func (p *Platform) Enqueue(ctx context.Context, queue string, m hostbridge.Messa
 	return o.id, p.publish(ctx, queue, []outMsg{o})
 }
 
+// msgNoAnswer starts the reason of a send the server did not answer in
+// time (or before the caller's context ended).
+const msgNoAnswer = "no answer from NATS JetStream: "
+
 // publish stores msgs on queue's stream, pipelined, and waits for every
-// acknowledgement within Options.Timeout.
+// acknowledgement within Options.Timeout. A ctx that has already ended
+// fails it with ctx.Err() and nothing sent; one that ends (or the Timeout)
+// before the server answers fails it with msgNoAnswer and ctx's error.
 func (p *Platform) publish(ctx context.Context, queue string, msgs []outMsg) error {
-	q, err := p.ensureQueue(queue)
-	if err != nil {
-		return err
-	}
-	if full, err := p.full(q, len(msgs)); err != nil || full {
-		if err == nil {
-			err = ErrQueueFull
-		}
+	if err := ctx.Err(); err != nil {
 		return err
 	}
 	ctx, cancel := p.callCtx(ctx)
 	defer cancel()
-	if len(msgs) == 1 {
-		m, opts := q.names.natsMsg(msgs[0])
-		if _, err := p.js.PublishMsg(ctx, m, opts...); err != nil {
-			return err
-		}
-		p.countSent(q, 1)
-		return nil
-	}
-	futures := make([]jetstream.PubAckFuture, 0, len(msgs))
-	for _, o := range msgs {
-		m, opts := q.names.natsMsg(o)
-		f, err := p.js.PublishMsgAsync(m, opts...)
-		if err != nil {
-			return err
-		}
-		futures = append(futures, f)
-	}
-	err = waitAcks(ctx, futures)
-	if err == nil {
-		p.countSent(q, len(futures))
+	err := p.store(ctx, queue, msgs)
+	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrQueueFull) {
+		return fmt.Errorf(msgNoAnswer+"%w", ctx.Err())
 	}
 	return err
 }
 
-// waitAcks waits for every future and returns the first error.
-func waitAcks(ctx context.Context, futures []jetstream.PubAckFuture) error {
+// store is publish within ctx.
+func (p *Platform) store(ctx context.Context, queue string, msgs []outMsg) error {
+	q, err := p.ensureQueue(ctx, queue)
+	if err != nil {
+		return err
+	}
+	release, err := p.reserve(ctx, q, len(msgs))
+	if err != nil {
+		return err
+	}
+	stored, err := p.publishAll(ctx, q, msgs)
+	p.countSent(q, stored)
+	release(err != nil)
+	return err
+}
+
+// publishAll publishes msgs on q's stream and returns how many the server
+// confirmed it stored, and the first error.
+func (p *Platform) publishAll(ctx context.Context, q *queueState, msgs []outMsg) (int, error) {
+	if len(msgs) == 1 {
+		m, opts := q.names.natsMsg(msgs[0])
+		if _, err := p.js.PublishMsg(ctx, m, opts...); err != nil {
+			return 0, err
+		}
+		return 1, nil
+	}
+	futures := make([]jetstream.PubAckFuture, 0, len(msgs))
+	var err error
+	for _, o := range msgs {
+		m, opts := q.names.natsMsg(o)
+		var f jetstream.PubAckFuture
+		if f, err = p.js.PublishMsgAsync(m, opts...); err != nil {
+			break
+		}
+		futures = append(futures, f)
+	}
+	ok, ackErr := waitAcks(ctx, futures)
+	if err == nil {
+		err = ackErr
+	}
+	return ok, err
+}
+
+// waitAcks waits for every future and returns how many the server
+// confirmed, and the first error.
+func waitAcks(ctx context.Context, futures []jetstream.PubAckFuture) (int, error) {
 	var first error
+	ok := 0
 	for _, f := range futures {
 		select {
 		case <-f.Ok():
+			ok++
 		case err := <-f.Err():
 			if first == nil {
 				first = err
 			}
 		case <-ctx.Done():
-			return fmt.Errorf("no answer from NATS JetStream: %w", ctx.Err())
+			return ok, ctx.Err()
 		}
 	}
-	return first
+	return ok, first
 }
 
 // natsMsg is o as a JetStream message: on the ready subject, or for a delay
@@ -155,6 +187,12 @@ func (n names) natsMsg(o outMsg) (*nats.Msg, []jetstream.PublishOpt) {
 	m.Header.Set(hdrSentAt, strconv.FormatInt(o.sentAt.UnixNano(), 10))
 	if o.attempts > 1 {
 		m.Header.Set(hdrAttempts, strconv.Itoa(o.attempts))
+	}
+	if o.tries > 0 {
+		m.Header.Set(hdrTries, strconv.Itoa(o.tries))
+	}
+	if o.retryOf != "" {
+		m.Header.Set(hdrRetryOf, o.retryOf)
 	}
 	if o.ctype != "json" && o.ctype != "" {
 		m.Header.Set(hdrType, o.ctype)
@@ -170,11 +208,14 @@ func (n names) natsMsg(o outMsg) (*nats.Msg, []jetstream.PublishOpt) {
 	return m, opts
 }
 
-// dueTime is when a message sent at now with a delay of seconds may be
-// delivered: schedules have whole seconds, so the time is rounded up, never
-// down (a delay never fires early).
-func dueTime(now time.Time, seconds int) time.Time {
-	at := now.Add(time.Duration(seconds) * time.Second)
+// seconds is n seconds.
+func seconds(n int) time.Duration { return time.Duration(n) * time.Second }
+
+// dueTime is when a message sent at now with a delay may be delivered:
+// schedules have whole seconds, so the time is rounded up, never down (a
+// delay never fires early).
+func dueTime(now time.Time, delay time.Duration) time.Time {
+	at := now.Add(delay)
 	if t := at.Truncate(time.Second); t.Before(at) {
 		return t.Add(time.Second)
 	}

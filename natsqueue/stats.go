@@ -18,15 +18,20 @@ import (
 // The counters of a queue, kept in JetStream so that they survive restarts:
 // a stream <Prefix>_STATS of counters (one subject
 // <Prefix>-stats.<queue>.<counter> per queue and counter, each message
-// adding to the subject's value with Nats-Incr). The Platform
-// keeps a copy it adds to as it goes, read from the stream once per queue.
+// adding to the subject's value with Nats-Incr). The Platform keeps a copy
+// it adds to as it goes, read from the stream once per queue.
 //
-// Their order with the messages makes them err one way only: sent is added
-// after the messages are stored (a crash in between undercounts it), acked,
-// deadLettered and dropped are stored before the acks and terms they count
-// (a crash in between overcounts them, when the message comes back and is
-// counted again). So once nothing is pending, acked + deadLettered +
-// dropped ≥ sent, whatever crashed when.
+// Every count is kept until the server confirms it (flush): the counts of
+// a flush go out under publish IDs of their own, and a flush the server
+// did not confirm is sent again under the same IDs, so the server drops
+// what it already has. So with no host crash the counters are exact (as
+// long as the server answers a count sent again within its 2 min duplicate
+// window). Sends are counted once stored and flushed within flushEvery; a
+// batch's counts are flushed before its retry copies are stored and its
+// acks and naks sent. So a
+// host crash loses at most the sends of its last flushEvery (and counts the
+// server had not confirmed), and counts again a message it delivered
+// again.
 const (
 	cSent = iota
 	cDelivered
@@ -91,7 +96,10 @@ func (p *Platform) loadCounters(ctx context.Context, n names, c *counters) error
 		if err := json.Unmarshal(m.Data, &v); err != nil {
 			return fmt.Errorf("counter %s: %w", counterNames[i], err)
 		}
-		x, _ := strconv.ParseInt(v.Val, 10, 64)
+		x, err := strconv.ParseInt(v.Val, 10, 64)
+		if err != nil {
+			return fmt.Errorf("counter %s: %w", counterNames[i], err)
+		}
 		c[i].Store(x)
 	}
 	return nil
@@ -119,59 +127,6 @@ func untilResponders(ctx context.Context, f func() error) error {
 	}
 }
 
-// add adds deltas to q's counters, here and on the server, and returns
-// once the server has them (or could not take them).
-func (p *Platform) add(q *queueState, deltas [nCounters]int64) {
-	var futures []jetstream.PubAckFuture
-	for i, d := range deltas {
-		if d != 0 {
-			q.counts[i].Add(d)
-			futures = append(futures, p.publishCount(q, i, d, false)...)
-		}
-	}
-	ctx, cancel := p.ctx()
-	defer cancel()
-	_ = waitAcks(ctx, futures)
-}
-
-// publishCount adds d to counter c of q on the server: it waits for the
-// answer with wait, else returns the future.
-func (p *Platform) publishCount(q *queueState, c int, d int64, wait bool) []jetstream.PubAckFuture {
-	m := &nats.Msg{Subject: q.names.counterSubject(p.opts.Prefix, c), Header: nats.Header{"Nats-Incr": {strconv.FormatInt(d, 10)}}}
-	f, err := p.js.PublishMsgAsync(m)
-	if err != nil {
-		return nil
-	}
-	if !wait {
-		return []jetstream.PubAckFuture{f}
-	}
-	ctx, cancel := p.ctx()
-	defer cancel()
-	_ = waitAcks(ctx, []jetstream.PubAckFuture{f})
-	return nil
-}
-
-// pendingCache is how long a queue's stream size is reused.
-const pendingCache = 100 * time.Millisecond
-
-// pending is the number of messages on q's stream (ready, delayed, in
-// flight, waiting for a retry), read at most every pendingCache, plus the
-// messages sent since.
-func (p *Platform) pending(q *queueState) (int64, error) {
-	q.pmu.Lock()
-	defer q.pmu.Unlock()
-	if time.Since(q.pendingAt) > pendingCache {
-		ctx, cancel := p.ctx()
-		defer cancel()
-		info, err := q.stream.Info(ctx)
-		if err != nil {
-			return 0, err
-		}
-		q.pendingVal, q.pendingAt, q.pendingSent = int64(info.State.Msgs), time.Now(), q.counts[cSent].Load()
-	}
-	return q.pendingVal + q.counts[cSent].Load() - q.pendingSent, nil
-}
-
 // Stats returns queue's counters: Sent, Delivered, Acked, Retried,
 // DeadLettered and Dropped as kept in JetStream (see counters), Pending the
 // size of its stream now. Dropped also counts the messages the stream
@@ -179,76 +134,102 @@ func (p *Platform) pending(q *queueState) (int64, error) {
 // kept (0). While the server cannot be reached it returns zeros, or what
 // it counted, with the last Pending it read.
 func (p *Platform) Stats(queue string) hostbridge.QueueStats {
-	q, err := p.ensureQueue(queue)
+	q, err := p.ensureQueue(context.Background(), queue)
 	if err != nil {
+		p.log().Warn("natsqueue: stats", "queue", queue, "err", err)
 		return hostbridge.QueueStats{}
 	}
 	c := &q.counts
 	s := hostbridge.QueueStats{Sent: c[cSent].Load(), Delivered: c[cDelivered].Load(), Acked: c[cAcked].Load(),
 		Retried: c[cRetried].Load(), DeadLettered: c[cDeadLettered].Load(), Dropped: c[cDropped].Load()}
-	s.Pending, _ = p.pending(q)
+	if s.Pending, err = p.pending(context.Background(), q); err != nil {
+		p.log().Warn("natsqueue: stats: pending", "queue", queue, "err", err)
+	}
 	if gone := s.Sent - s.Acked - s.DeadLettered - s.Dropped - s.Pending; gone > 0 && q.limited.Load() {
 		s.Dropped += gone
 	}
 	return s
 }
 
-// ErrQueueFull is the reason Send and SendBatch refuse messages that would
-// take a queue over its MaxPending (SetLimits).
-var ErrQueueFull = errors.New("queue is full: too many messages pending")
-
-// SetLimits bounds queue from now on: Send and SendBatch refuse, with
-// ErrQueueFull and sending nothing, messages that would take it over
-// maxPending messages (0: no bound; the check reads the stream's size at
-// most every 100 ms and counts this Platform's sends since, so producers
-// elsewhere may overshoot it); and its stream keeps at most maxMsgs
-// messages, discarding the oldest (0: no bound): for a dead-letter queue
-// nobody consumes. Stats counts the discarded ones as Dropped.
-func (p *Platform) SetLimits(queue string, maxPending, maxMsgs int) error {
-	if maxPending < 0 || maxMsgs < 0 {
-		return errors.New("natsqueue: limits must not be negative")
+// count adds deltas to q's counters here and to those the next flush
+// stores on the server.
+func (p *Platform) count(q *queueState, deltas [nCounters]int64) {
+	q.cmu.Lock()
+	defer q.cmu.Unlock()
+	for i, d := range deltas {
+		q.counts[i].Add(d)
+		q.unflushed[i] += d
 	}
-	p.mu.Lock()
-	p.limits[queue] = queueLimits{maxPending: int64(maxPending), maxMsgs: int64(maxMsgs)}
-	p.mu.Unlock()
-	q, err := p.ensureQueue(queue)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := p.ctx()
-	defer cancel()
-	if _, err := p.js.UpdateStream(ctx, p.streamConfig(q.names, int64(maxMsgs))); err != nil {
-		return fmt.Errorf("stream %s: %w", q.names.stream, err)
-	}
-	q.limited.Store(maxMsgs > 0)
-	return nil
-}
-
-type queueLimits struct{ maxPending, maxMsgs int64 }
-
-// full reports whether n more messages would take q over its MaxPending.
-func (p *Platform) full(q *queueState, n int) (bool, error) {
-	p.mu.Lock()
-	max := p.limits[q.name].maxPending
-	p.mu.Unlock()
-	if max <= 0 {
-		return false, nil
-	}
-	pend, err := p.pending(q)
-	return pend+int64(n) > max, err
 }
 
 // countSent counts n messages stored on q; the flusher stores the count.
 func (p *Platform) countSent(q *queueState, n int) {
-	q.counts[cSent].Add(int64(n))
-	q.unsent.Add(int64(n))
+	if n > 0 {
+		var d [nCounters]int64
+		d[cSent] = int64(n)
+		p.count(q, d)
+	}
 }
 
-// flushEvery is how often sends are counted on the server: a crash loses
-// at most this long's sends from the count (never from the queue).
+// countBatch is counts on their way to the server under one publish ID.
+type countBatch struct {
+	id     string
+	deltas [nCounters]int64
+}
+
+// flush stores q's counts on the server: first a batch it did not confirm
+// (again, under the same IDs, so the server drops what it already has),
+// then all counted since. One flush of q runs at a time; a count is never
+// dropped, only kept for the next flush when the server does not answer.
+func (p *Platform) flush(ctx context.Context, q *queueState) error {
+	q.fmu.Lock()
+	defer q.fmu.Unlock()
+	if q.inflight != nil {
+		if err := p.publishCounts(ctx, q, q.inflight); err != nil {
+			return err
+		}
+		q.inflight = nil
+	}
+	q.cmu.Lock()
+	b := &countBatch{deltas: q.unflushed}
+	q.unflushed = [nCounters]int64{}
+	q.cmu.Unlock()
+	if b.deltas == ([nCounters]int64{}) {
+		return nil
+	}
+	b.id = p.newID()
+	q.inflight = b
+	if err := p.publishCounts(ctx, q, b); err != nil {
+		return err
+	}
+	q.inflight = nil
+	return nil
+}
+
+// publishCounts adds b's deltas to q's counters on the server, each under
+// the publish ID b.id.<counter>, and waits for the answers.
+func (p *Platform) publishCounts(ctx context.Context, q *queueState, b *countBatch) error {
+	var futures []jetstream.PubAckFuture
+	for c, d := range b.deltas {
+		if d == 0 {
+			continue
+		}
+		m := &nats.Msg{Subject: q.names.counterSubject(p.opts.Prefix, c), Header: nats.Header{"Nats-Incr": {strconv.FormatInt(d, 10)}}}
+		f, err := p.js.PublishMsgAsync(m, jetstream.WithMsgID(b.id+"."+counterNames[c]))
+		if err != nil {
+			return err
+		}
+		futures = append(futures, f)
+	}
+	_, err := waitAcks(ctx, futures)
+	return err
+}
+
+// flushEvery is how often counts are stored on the server: a host crash
+// loses at most the counts of this long (never a message).
 const flushEvery = 50 * time.Millisecond
 
-// flusher stores the send counts until stop is closed, then once more.
+// flusher stores the counts until stop is closed, then once more.
 func (p *Platform) flusher(stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
 	t := time.NewTicker(flushEvery)
@@ -256,15 +237,17 @@ func (p *Platform) flusher(stop <-chan struct{}, done chan<- struct{}) {
 	for {
 		select {
 		case <-stop:
-			p.flushSent(true)
+			p.flushAll()
 			return
 		case <-t.C:
-			p.flushSent(false)
+			p.flushAll()
 		}
 	}
 }
 
-func (p *Platform) flushSent(wait bool) {
+// flushAll flushes every queue's counts, logging what the server did not
+// take (it is tried again at the next flush).
+func (p *Platform) flushAll() {
 	p.mu.Lock()
 	qs := make([]*queueState, 0, len(p.queues))
 	for _, q := range p.queues {
@@ -272,8 +255,10 @@ func (p *Platform) flushSent(wait bool) {
 	}
 	p.mu.Unlock()
 	for _, q := range qs {
-		if n := q.unsent.Swap(0); n > 0 {
-			p.publishCount(q, cSent, n, wait)
+		ctx, cancel := p.ctx()
+		if err := p.flush(ctx, q); err != nil {
+			p.log().Warn("natsqueue: storing counts (kept, tried again)", "queue", q.name, "err", err)
 		}
+		cancel()
 	}
 }

@@ -1,7 +1,9 @@
 package natsqueue
 
 import (
+	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -60,19 +62,25 @@ const duplicateWindow = 2 * time.Minute
 // ensureQueue creates queue's stream and durable consumer once per Platform
 // (idempotent on the server: a restarted host finds them as they were) and
 // reads its counters.
-func (p *Platform) ensureQueue(queue string) (*queueState, error) {
+func (p *Platform) ensureQueue(ctx context.Context, queue string) (*queueState, error) {
 	p.mu.Lock()
 	q := p.queues[queue]
-	maxMsgs := p.limits[queue].maxMsgs
+	l, limited := p.limits[queue]
 	p.mu.Unlock()
 	if q != nil {
 		return q, nil
 	}
 	q = &queueState{name: queue, names: p.namesOf(queue)}
 	n := q.names
-	ctx, cancel := p.ctx()
+	ctx, cancel := p.callCtx(ctx)
 	defer cancel()
+	maxMsgs := l.maxMsgs
 	var err error
+	if !limited {
+		if maxMsgs, err = p.storedMaxMsgs(ctx, n); err != nil {
+			return nil, fmt.Errorf("stream %s: %w", n.stream, err)
+		}
+	}
 	q.stream, err = p.js.CreateOrUpdateStream(ctx, p.streamConfig(n, maxMsgs))
 	if err != nil {
 		return nil, fmt.Errorf("stream %s: %w", n.stream, err)
@@ -83,8 +91,8 @@ func (p *Platform) ensureQueue(queue string) (*queueState, error) {
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       p.opts.AckWait,
 		MaxDeliver:    -1,
-		// A message retried with a delay holds an ack-pending slot until it
-		// comes back (up to 12 h): no limit, or delayed retries would stall
+		// A retry that fell back to a nak holds an ack-pending slot until
+		// it comes back (up to 12 h): no limit, or such retries would stall
 		// the queue.
 		MaxAckPending: -1,
 		Replicas:      p.opts.Replicas,
@@ -103,6 +111,20 @@ func (p *Platform) ensureQueue(queue string) (*queueState, error) {
 	}
 	p.queues[queue] = q
 	return q, nil
+}
+
+// storedMaxMsgs is the bound on the size of n's stream that a SetLimits
+// before this Platform set (0: none, or no stream yet), so that a queue
+// opened again keeps it, and Stats counts what it discards.
+func (p *Platform) storedMaxMsgs(ctx context.Context, n names) (int64, error) {
+	s, err := p.js.Stream(ctx, n.stream)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return max(s.CachedInfo().Config.MaxMsgs, 0), nil
 }
 
 // streamConfig is the stream of a queue that keeps at most maxMsgs
@@ -133,7 +155,12 @@ type queueState struct {
 	stream jetstream.Stream
 	cons   jetstream.Consumer
 	counts counters
-	unsent atomic.Int64 // sends counted here, not yet on the server
+	// Counts not yet on the server (stats.go): unflushed under cmu, the
+	// batch being stored under fmu.
+	cmu       sync.Mutex
+	unflushed [nCounters]int64
+	fmu       sync.Mutex
+	inflight  *countBatch
 	// limited: the stream discards its oldest messages past a limit.
 	limited atomic.Bool
 
@@ -141,4 +168,5 @@ type queueState struct {
 	pendingAt   time.Time // when pendingVal was read
 	pendingVal  int64
 	pendingSent int64 // counts[cSent] then
+	reserved    int64 // room taken by sends not yet stored and counted (reserve)
 }

@@ -1,0 +1,189 @@
+package natsqueue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"hostbridge"
+)
+
+// TestDroppedAfterReopen: a dead-letter queue bounded by SetLimits keeps
+// its bound and its Dropped count when the Platform is opened again,
+// before SetLimits is called again.
+func TestDroppedAfterReopen(t *testing.T) {
+	o := testOptions()
+	o.StoreDir = t.TempDir()
+	p := openBound(t, o)
+	if err := p.SetLimits("dlq", 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []string{`1`, `2`} {
+		if _, err := p.Enqueue(context.Background(), "dlq", hostbridge.Message{Body: json.RawMessage(b)}, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := hostbridge.QueueStats{Sent: 2, Pending: 1, Dropped: 1}
+	waitStats(t, p, "dlq", want)
+	_ = p.Close()
+	p = openWith(t, o)
+	if _, err := p.Enqueue(context.Background(), "dlq", hostbridge.Message{Body: json.RawMessage(`3`)}, 0); err != nil {
+		t.Fatal(err)
+	}
+	waitStats(t, p, "dlq", hostbridge.QueueStats{Sent: 3, Pending: 1, Dropped: 2})
+}
+
+// TestCountsStoredOnce: a batch of counts stored again under its IDs (its
+// answer was lost) is counted once.
+func TestCountsStoredOnce(t *testing.T) {
+	o := testOptions()
+	o.StoreDir = t.TempDir()
+	p := openBound(t, o)
+	q, err := p.ensureQueue(context.Background(), "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &countBatch{id: "batch-1"}
+	b.deltas[cSent], b.deltas[cAcked] = 5, 3
+	for range 2 {
+		ctx, cancel := p.ctx()
+		if err := p.publishCounts(ctx, q, b); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+	}
+	_ = p.Close()
+	p = openWith(t, o)
+	if s := p.Stats("q"); s.Sent != 5 || s.Acked != 3 {
+		t.Errorf("stats %+v, want Sent 5, Acked 3", s)
+	}
+}
+
+// results collects the DeliveryResults of consumers.
+type results struct {
+	mu sync.Mutex
+	rs []hostbridge.DeliveryResult
+}
+
+// consume runs Deliver on queue until ctx ends, keeping every result;
+// bodies starting "poison" fail their batch.
+func (r *results) consume(ctx context.Context, p *Platform, queue string) {
+	for ctx.Err() == nil {
+		res, ok, err := p.Deliver(ctx, queue, func(ev hostbridge.Event) error {
+			var poison bool
+			for i, m := range ev.Batch().Messages() {
+				if strings.HasPrefix(string(m.Body.(json.RawMessage)), `"poison`) && queue == "q" {
+					poison = true
+					continue
+				}
+				_ = hostbridge.AckQueueMessage(ev, i)
+			}
+			if poison {
+				return errors.New("poison")
+			}
+			return nil
+		})
+		if err != nil {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if ok {
+			r.mu.Lock()
+			r.rs = append(r.rs, res)
+			r.mu.Unlock()
+		}
+	}
+}
+
+// sum is what the results of queue add up to, as counters.
+func (r *results) sum(queue string) hostbridge.QueueStats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var s hostbridge.QueueStats
+	for _, x := range r.rs {
+		if x.Queue == queue {
+			s.Acked += int64(len(x.Acked))
+			s.Retried += int64(len(x.Retried))
+			s.DeadLettered += int64(len(x.DeadLettered))
+			s.Dropped += int64(len(x.Dropped))
+		}
+	}
+	return s
+}
+
+// sendSome sends n messages "m-<i>", one in 25 "poison-<i>", and returns
+// how many sends returned nil.
+func sendSome(p *Platform, n int) int {
+	ok := 0
+	for i := range n {
+		body := fmt.Sprintf(`"m-%d"`, i)
+		if i%25 == 0 {
+			body = fmt.Sprintf(`"poison-%d"`, i)
+		}
+		if hostbridge.SendQueueMessage(context.Background(), p, "Q", body, 0) == nil {
+			ok++
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return ok
+}
+
+// TestCountersExactUnderServerRestarts: the server (not the host) is
+// stopped and started again twice while messages are sent, delivered,
+// acked, retried and dead-lettered. Afterwards a new Platform reads from
+// the server exactly what happened: Sent the sends that returned nil, and
+// Acked, Retried, DeadLettered and Dropped what the deliveries reported.
+func TestCountersExactUnderServerRestarts(t *testing.T) {
+	dir := t.TempDir()
+	port := freePorts(t, 1)[0]
+	s, err := startServer(dir, port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { s.Shutdown() }()
+	o := testOptions()
+	o.URLs = []string{s.ClientURL()}
+	p := openBound(t, o)
+	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) {
+		s.MaxBatchTimeout, s.MaxRetries, s.DeadLetterQueue = 20*time.Millisecond, 1, "dlq"
+	})
+	setConsumer(t, p, "dlq", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 20 * time.Millisecond })
+	var r results
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for _, q := range []string{"q", "dlq"} {
+		wg.Add(1)
+		go func() { defer wg.Done(); r.consume(ctx, p, q) }()
+	}
+	accepted := make(chan int)
+	go func() { accepted <- sendSome(p, 400) }()
+	for range 2 {
+		time.Sleep(300 * time.Millisecond)
+		s.Shutdown()
+		s.WaitForShutdown()
+		s = restartServer(t, dir, port)
+	}
+	sent := <-accepted
+	waitDrained(t, p, "q", "dlq")
+	cancel()
+	wg.Wait()
+	_ = p.Close()
+	p = openWith(t, o)
+	for _, q := range []string{"q", "dlq"} {
+		want := r.sum(q)
+		want.Sent = int64(sent)
+		if q == "dlq" {
+			want.Sent = r.sum("q").DeadLettered
+		}
+		got := p.Stats(q)
+		got.Delivered, got.Pending = 0, 0
+		if got != want {
+			t.Errorf("%s: stats %+v, want %+v", q, got, want)
+		}
+	}
+	t.Logf("%d sent", sent)
+}

@@ -1,0 +1,350 @@
+//go:build unix
+
+package natsqueue
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"hostbridge"
+)
+
+var faultsLong = flag.Bool("faults.long", false, "run the fault tests with many more faults (minutes)")
+
+// TestMain runs the test binary as a host process when NATSQUEUE_HOST
+// names a directory, so that the tests can SIGKILL a real process that
+// holds the embedded server.
+func TestMain(m *testing.M) {
+	if dir := os.Getenv("NATSQUEUE_HOST"); dir != "" {
+		n, _ := strconv.Atoi(os.Getenv("NATSQUEUE_HOST_SEND"))
+		if err := runHost(dir, n); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	flag.Parse()
+	os.Exit(m.Run())
+}
+
+// The settings of the killed host's queue q: every batch fails, so each
+// message is retried after hostRetryDelay until MaxRetries, then goes to
+// the dead-letter queue dlq.
+const (
+	hostRetryDelay = 2
+	hostMaxRetries = 3
+)
+
+// runHost is the killed host: on an embedded server in dir/store it sends
+// n messages "m-<i>", then runs q and dlq, writing its history to
+// dir/history, one line a fact:
+//
+//	s <body> <unix ns>             the send returned nil
+//	d <body> <attempts> <unix ns>  q's handler got it
+//	f <body> <attempts> <unix ns>  q's handler returned (failing it)
+//	x <body>                       dlq's handler got it (and acks it)
+//
+// A line is one write: a SIGKILL keeps what was written. Each batch takes
+// 50 ms, so that kills find some held.
+func runHost(dir string, n int) error {
+	p, err := openHost(dir)
+	if err != nil {
+		return err
+	}
+	write, err := historyWriter(dir + "/history")
+	if err != nil {
+		return err
+	}
+	for i := range n {
+		body := fmt.Sprintf(`"m-%d"`, i)
+		if err := hostbridge.SendQueueMessage(context.Background(), p, "Q", body, 0); err == nil {
+			write("s %s %d", body, time.Now().UnixNano())
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	defer p.Close()
+	var dlq sync.WaitGroup
+	defer dlq.Wait()
+	dlq.Add(1)
+	go func() {
+		defer dlq.Done()
+		_ = p.Run(ctx, "dlq", func(ev hostbridge.Event) error {
+			for i, m := range ev.Batch().Messages() {
+				write("x %s", m.Body)
+				_ = hostbridge.AckQueueMessage(ev, i)
+			}
+			return nil
+		})
+	}()
+	err = p.Run(ctx, "q", func(ev hostbridge.Event) error {
+		ms := ev.Batch().Messages()
+		for _, m := range ms {
+			write("d %s %d %d", m.Body, m.Attempts, time.Now().UnixNano())
+		}
+		time.Sleep(50 * time.Millisecond) // work: a kill finds batches held
+		now := time.Now().UnixNano()
+		for _, m := range ms {
+			write("f %s %d %d", m.Body, m.Attempts, now)
+		}
+		return errors.New("always failing")
+	})
+	if errors.Is(err, context.Canceled) { // SIGTERM
+		return nil
+	}
+	return err
+}
+
+// openHost opens the killed host's Platform with Q bound to q and q's and
+// dlq's settings.
+func openHost(dir string) (*Platform, error) {
+	p, err := Open(Options{StoreDir: dir + "/store", AckWait: 2 * time.Second, Timeout: 2 * time.Second})
+	if err != nil {
+		return nil, err
+	}
+	p.Bind("Q", "q")
+	p.Grant("Q")
+	s := hostbridge.DefaultConsumerSettings()
+	s.MaxBatchTimeout, s.MaxRetries, s.RetryDelay, s.DeadLetterQueue = 50*time.Millisecond, hostMaxRetries, hostRetryDelay, "dlq"
+	if err := p.SetConsumer("q", s); err != nil {
+		return nil, err
+	}
+	// The dead-letter queue's batches must not fill for 5 s: a host killed
+	// every second or so would hold them at every kill, until they were
+	// delivered MaxRetries+1 times without an outcome and dropped.
+	s = hostbridge.DefaultConsumerSettings()
+	s.MaxBatchTimeout = 50 * time.Millisecond
+	return p, p.SetConsumer("dlq", s)
+}
+
+// historyWriter appends lines to the file at path, one write each.
+func historyWriter(path string) (func(format string, args ...any), error) {
+	h, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	return func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		_, _ = fmt.Fprintf(h, format+"\n", args...)
+	}, nil
+}
+
+// startHost starts runHost in a process of its own.
+func startHost(t *testing.T, dir string, send int) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "NATSQUEUE_HOST="+dir, "NATSQUEUE_HOST_SEND="+strconv.Itoa(send))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd
+}
+
+// TestRetriesUnderKill: a host whose every batch fails is SIGKILLed again
+// and again while it sends, handles and retries. Every message sent
+// reaches the dead-letter queue; no retry comes back before its delay
+// after the handler that failed it returned; attempts never go back; no
+// message has attempts past MaxRetries+1, and each is handled at most
+// MaxRetries+1 times plus once per SIGKILL.
+func TestRetriesUnderKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills processes for about 30 s")
+	}
+	dir := t.TempDir()
+	kills, n := 4, 60
+	if *faultsLong {
+		kills, n = 30, 400
+	}
+	cmd := startHost(t, dir, n)
+	var killed []time.Time
+	for range kills {
+		time.Sleep(time.Duration(500+rand.IntN(1500)) * time.Millisecond)
+		killed = append(killed, time.Now())
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+		cmd = startHost(t, dir, 0)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	deadline := time.Now().Add(120 * time.Second)
+	for {
+		h := readHistory(t, dir+"/history")
+		missing := h.notDeadLettered()
+		if len(missing) == 0 {
+			h.check(t, kills)
+			t.Logf("%d sent, %d kills, %d deliveries", len(h.sent), kills, h.deliveries)
+			_ = cmd.Process.Signal(syscall.SIGTERM) // a clean stop: Close stores the last counts
+			_ = cmd.Wait()
+			h.checkCounters(t, dir, killed)
+			return
+		}
+		if time.Now().After(deadline) {
+			h.check(t, kills)
+			for _, b := range missing[:min(len(missing), 5)] {
+				t.Logf("%s: handled %+v, failed %v", b, h.handled[b], h.failed[b])
+			}
+			if keep := os.Getenv("NATSQUEUE_KEEP"); keep != "" {
+				_ = os.CopyFS(keep, os.DirFS(dir))
+			}
+			t.Fatalf("%d of %d sent messages never reached the dead-letter queue: %.200v", len(missing), len(h.sent), missing)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// checkCounters reads the counters the hosts left on the server and checks
+// them against the history, within what a crash may cost (see stats.go):
+// q's Sent misses at most the sends of the last moments before a kill
+// (one flush interval and its round trip: 300 ms allowed); q's
+// DeadLettered and dlq's Acked, counted before the acks they count, are
+// never below what happened; q's Retried lies between the retry copies
+// delivered and the failing handlings that returned (a kill while a batch
+// is held makes its redelivery count towards MaxRetries, so a message may
+// be retried fewer than MaxRetries times).
+func (h *history) checkCounters(t *testing.T, dir string, killed []time.Time) {
+	t.Helper()
+	p := openWith(t, Options{StoreDir: dir + "/store", Timeout: 5 * time.Second})
+	q, dlq := p.Stats("q"), p.Stats("dlq")
+	mayLose := 0
+	for _, at := range h.sentAt {
+		for _, k := range killed {
+			if at.Before(k) && k.Sub(at) < 300*time.Millisecond {
+				mayLose++
+				break
+			}
+		}
+	}
+	n := int64(len(h.sent))
+	if q.Sent > n || q.Sent < n-int64(mayLose) {
+		t.Errorf("q sent %d: %d sends returned nil, %d of them just before a kill", q.Sent, n, mayLose)
+	}
+	// A retry is counted before its copy is stored, and only by a handling
+	// that returned: at least one per copy seen, at most one per "f".
+	var copies, returned int64
+	for body, hs := range h.handled {
+		seen := map[int]bool{}
+		for _, d := range hs {
+			if d.attempts > 1 && !seen[d.attempts] {
+				seen[d.attempts] = true
+				copies++
+			}
+		}
+		returned += int64(h.returned[body])
+	}
+	if q.Retried < copies || q.Retried > returned {
+		t.Errorf("q retried %d: %d retry copies delivered, %d failing handlings returned", q.Retried, copies, returned)
+	}
+	if q.DeadLettered < n || dlq.Acked < n || q.Pending != 0 || dlq.Pending != 0 {
+		t.Errorf("%d sent; q %+v, dlq %+v", n, q, dlq)
+	}
+	t.Logf("q %+v, dlq %+v", q, dlq)
+}
+
+// history is what runHost wrote.
+type history struct {
+	sent       []string
+	sentAt     []time.Time
+	dead       map[string]bool
+	handled    map[string][]handling // q's deliveries of each body, in order
+	failed     map[string]map[int]time.Time
+	returned   map[string]int // "f" lines of each body
+	deliveries int
+}
+
+type handling struct {
+	attempts int
+	at       time.Time
+}
+
+func readHistory(t *testing.T, path string) *history {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h := &history{dead: map[string]bool{}, handled: map[string][]handling{}, failed: map[string]map[int]time.Time{}, returned: map[string]int{}}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		switch {
+		case len(fs) == 3 && fs[0] == "s":
+			h.sent = append(h.sent, fs[1])
+			ns, _ := strconv.ParseInt(fs[2], 10, 64)
+			h.sentAt = append(h.sentAt, time.Unix(0, ns))
+		case len(fs) == 2 && fs[0] == "x":
+			h.dead[fs[1]] = true
+		case len(fs) == 4 && (fs[0] == "d" || fs[0] == "f"):
+			a, _ := strconv.Atoi(fs[2])
+			ns, _ := strconv.ParseInt(fs[3], 10, 64)
+			at := time.Unix(0, ns)
+			if fs[0] == "d" {
+				h.handled[fs[1]] = append(h.handled[fs[1]], handling{a, at})
+				h.deliveries++
+				continue
+			}
+			h.returned[fs[1]]++
+			if h.failed[fs[1]] == nil {
+				h.failed[fs[1]] = map[int]time.Time{}
+			}
+			if first, ok := h.failed[fs[1]][a]; !ok || at.Before(first) {
+				h.failed[fs[1]][a] = at
+			}
+		}
+	}
+	return h
+}
+
+func (h *history) notDeadLettered() []string {
+	var out []string
+	for _, b := range h.sent {
+		if !h.dead[b] {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// check reports every early retry, attempts going back or past
+// MaxRetries+1, and handlings past MaxRetries+1 plus the kills.
+func (h *history) check(t *testing.T, kills int) {
+	t.Helper()
+	early, back := 0, 0
+	for body, hs := range h.handled {
+		prev := 0
+		for _, d := range hs {
+			if d.attempts < prev {
+				back++
+				t.Errorf("%s: attempts %d after %d", body, d.attempts, prev)
+			}
+			prev = max(prev, d.attempts)
+			if d.attempts > hostMaxRetries+1 {
+				t.Errorf("%s: attempts %d past MaxRetries+1", body, d.attempts)
+			}
+			if f, ok := h.failed[body][d.attempts-1]; ok && d.at.Before(f.Add(hostRetryDelay*time.Second)) {
+				early++
+				t.Errorf("%s: attempts %d back %v after attempts %d failed (delay %d s)", body, d.attempts, d.at.Sub(f), d.attempts-1, hostRetryDelay)
+			}
+		}
+		if len(hs) > hostMaxRetries+1+kills {
+			t.Errorf("%s: handled %d times, MaxRetries %d, %d kills", body, len(hs), hostMaxRetries, kills)
+		}
+	}
+	if early+back > 0 {
+		t.Logf("%d early retries, %d attempts going back", early, back)
+	}
+}
