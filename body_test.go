@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"errors"
+	"io"
 	"math"
 	"net/http"
 	"runtime"
@@ -432,15 +433,16 @@ func TestBoundedJSON(t *testing.T) {
 	if st, s, err := ReadInboundBoundedJSON(ev, 100); err != nil || st != BodyInvalidUTF8 || s != "" {
 		t.Errorf("overlong /: (%d, %q, %v)", st, s, err)
 	}
-	// "嵌套过深": 1000 levels are fine, 1001 are status 5.
-	for _, depth := range []int{MaxJSONDepth, MaxJSONDepth + 1} {
+	// "嵌套过深": 1000 levels are fine, 1001 are status 5 (the numbers of
+	// doc.go's bound, not MaxJSONDepth, so that the bound cannot move alone).
+	for _, depth := range []int{1000, 1001} {
 		body := strings.Repeat("[", depth) + strings.Repeat("]", depth)
 		ev, _ := post(nil, body)
-		st, s, err := ReadInboundBoundedJSON(ev, MaxBoundedJSONLimit)
-		if depth == MaxJSONDepth && (err != nil || st != BodyOK || s != body) {
+		st, s, err := ReadInboundBoundedJSON(ev, 8388608)
+		if depth == 1000 && (err != nil || st != BodyOK || s != body) {
 			t.Errorf("depth %d: (%d, %.40q, %v), want 0", depth, st, s, err)
 		}
-		if depth > MaxJSONDepth && (err != nil || st != BodyInvalidJSON || !strings.HasPrefix(s, SyntaxPrefix)) {
+		if depth == 1001 && (err != nil || st != BodyInvalidJSON || s != SyntaxPrefix+SyntaxTooDeep+SyntaxPosition+"1000") {
 			t.Errorf("depth %d: (%d, %.80q, %v), want 5", depth, st, s, err)
 		}
 	}
@@ -597,6 +599,13 @@ func TestBlockSizes(t *testing.T) {
 	if blockMin<<(blockClasses-1) != blockMax {
 		t.Fatalf("%d classes from %d do not reach %d", blockClasses, blockMin, blockMax)
 	}
+	// "blockMin while less than 1 KiB arrived, then the largest power of
+	// two not over it".
+	for n, want := range map[int]int{0: 512, 1023: 512, 1024: 1024, 2047: 1024, 2048: 2048, 65536: 65536, 1 << 20: 65536} {
+		if got := blockSize(n); got != want {
+			t.Errorf("blockSize(%d) = %d, want %d", n, got, want)
+		}
+	}
 	for n := 0; n < 1<<20; n += 97 {
 		size := blockSize(n)
 		if size&(size-1) != 0 || size < blockMin || size > blockMax || size > max(blockMin, n) || size < min(blockMax, n/2) {
@@ -612,6 +621,29 @@ func TestBlockSizes(t *testing.T) {
 		putBlock(b)
 	}
 }
+
+// TestBodyReadBadCount: a stream whose Read returns a count outside
+// 0…len(p) fails the read (doc.go), whichever way it is out.
+func TestBodyReadBadCount(t *testing.T) {
+	for _, k := range []func(p []byte) int{
+		func([]byte) int { return -1 },
+		func(p []byte) int { return len(p) + 1 },
+	} {
+		ev, _ := post(nil, "x")
+		st, _, err := ReadInboundBytes(withBody(ev, badCountBody{k}), 100)
+		if st != 0 || err == nil || !strings.HasPrefix(err.Error(), MsgBodyReadFailed) {
+			t.Errorf("count %d: (%d, %v), want a read failure", k(make([]byte, 4)), st, err)
+		}
+	}
+}
+
+// badCountBody's Read returns k(p) and no error.
+type badCountBody struct{ k func([]byte) int }
+
+func (b badCountBody) Used() bool                 { return false }
+func (b badCountBody) Open() io.ReadCloser        { return b }
+func (b badCountBody) Read(p []byte) (int, error) { return b.k(p), nil }
+func (b badCountBody) Close() error               { return nil }
 
 // TestReadMemoryFalseLength: a 1-byte body that declares a Content-Length
 // within the limit (16000000, or just under the JSON functions' limits)

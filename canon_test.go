@@ -230,6 +230,39 @@ func TestStringEscapesEveryASCIIByte(t *testing.T) {
 	}
 }
 
+// TestCanonicalEscapeBounds: the bounds of the string rules, each at the
+// code point on either side, through the fast path and the reference alike
+// (in both builds). V8's JSON.stringify(JSON.parse(text)) gave every row:
+// U+0020 is the first character written raw; a lead surrogate is U+D800 to
+// U+DBFF, so U+DC00 never leads a pair; a trail is U+DC00 to U+DFFF, so
+// U+E000 after a lead is a character of its own; a raw byte below 0x20 in
+// a string is a syntax error at its offset, 0x1f included.
+func TestCanonicalEscapeBounds(t *testing.T) {
+	for _, c := range []struct{ in, want, reason string }{
+		{`"\u001f"`, `"\u001f"`, ""},
+		{`"\u0020"`, `" "`, ""},
+		{`"\udbff\udc00"`, "\"\U0010FC00\"", ""},
+		{`"\udc00\udc00"`, `"\udc00\udc00"`, ""},
+		{`"\ud800\udfff"`, "\"\U000103FF\"", ""},
+		{`"\ud800\ue000"`, "\"\\ud800\ue000\"", ""},
+		{"\"\x1f\"", "", SyntaxBadControl},
+		{"\"\x20\"", `" "`, ""},
+	} {
+		for name, f := range map[string]func([]byte, []byte, *canonOptions) ([]byte, canonInfo, error){
+			"fast": fastCanonical, "reference": refCanonical,
+		} {
+			got, _, err := f(nil, []byte(c.in), &canonOptions{})
+			var se *syntaxError
+			switch {
+			case c.reason == "" && (err != nil || string(got) != c.want):
+				t.Errorf("%s(%q) = %q, %v; want %q", name, c.in, got, err, c.want)
+			case c.reason != "" && (!errors.As(err, &se) || se.reason != c.reason || se.off != 1):
+				t.Errorf("%s(%q): error %v, want %q at 1", name, c.in, err, c.reason)
+			}
+		}
+	}
+}
+
 // ---- JSONTestSuite -----------------------------------------------------------
 
 type suiteRow struct {
@@ -731,4 +764,57 @@ func numberForm(r *rand.Rand, digits string, exp int) string {
 		text += strconv.Itoa(e)
 	}
 	return text
+}
+
+// TestNumberLongLiterals: a literal of over 2^20 digits whose exponent
+// outweighs them reads as its double all the same: the exponent is held at
+// 2^40 while it is read, past any count of digits a text can have, and
+// only then offset by where the digits lie. n is 2^20 + 10 zeros.
+func TestNumberLongLiterals(t *testing.T) {
+	zeros := strings.Repeat("0", 1<<20+10)
+	n := strconv.Itoa(1<<20 + 10)
+	for _, c := range []struct{ in, want string }{
+		{"0." + zeros + "1e2000000", "null"},     // 10^(2000000-n-1): +Infinity
+		{"1" + zeros + "e-2000000", "0"},         // 10^(n-2000000)
+		{"-0." + zeros + "1e" + n + "1", "null"}, // 10^(10n+1-n-1): -Infinity
+		{"0." + zeros + "12e" + strconv.Itoa(1<<20+11), "1.2"},
+		{"1" + zeros + "e-" + n, "1"},
+		{"0." + zeros + "1e99999999999999999999", "null"}, // the exponent itself past 2^64
+		{"1e99999999999999999999", "null"},                // an exponent held at its bound, plus the digits'
+		{"-12.5e99999999999999999999", "null"},
+		{"0.0001e-99999999999999999999", "0"},
+		{"1e-99999999999999999999", "0"},
+	} {
+		for name, f := range map[string]func([]byte, []byte, *canonOptions) ([]byte, canonInfo, error){
+			"fast": fastCanonical, "reference": refCanonical,
+		} {
+			got, _, err := f(nil, []byte(c.in), &canonOptions{infToNull: true})
+			if err != nil || string(got) != c.want {
+				t.Errorf("%s(%.12s…%s) = %q, %v; want %q", name, c.in, c.in[len(c.in)-12:], got, err, c.want)
+			}
+		}
+	}
+}
+
+// TestSyntaxErrorReasons: which reason an unexpected byte gets, fast path
+// and reference alike: a printable character is quoted, a C0 control or
+// DEL is named by its code point, a byte that starts no UTF-8 sequence is
+// Invalid UTF-8; a character of several bytes is quoted whole.
+func TestSyntaxErrorReasons(t *testing.T) {
+	for in, want := range map[string]string{
+		"[1 x]":    SyntaxUnexpectedToken + " 'x'" + SyntaxPosition + "3",
+		"[\x01]":   SyntaxUnexpectedToken + " U+0001" + SyntaxPosition + "1",
+		"[\x7f]":   SyntaxUnexpectedToken + " U+007f" + SyntaxPosition + "1",
+		"[\xff]":   SyntaxBadUTF8 + SyntaxPosition + "1",
+		"[é]":      SyntaxUnexpectedToken + " 'é'" + SyntaxPosition + "1",
+		"[\ufffd]": SyntaxUnexpectedToken + " '\ufffd'" + SyntaxPosition + "1",
+	} {
+		for name, f := range map[string]func([]byte, []byte, *canonOptions) ([]byte, canonInfo, error){
+			"fast": fastCanonical, "reference": refCanonical,
+		} {
+			if _, _, err := f(nil, []byte(in), &canonOptions{}); err == nil || err.Error() != SyntaxPrefix+want {
+				t.Errorf("%s(%q): %v, want %s", name, in, err, SyntaxPrefix+want)
+			}
+		}
+	}
 }

@@ -232,6 +232,20 @@ func FuzzReference(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	// Key order around the array index 0, and a lone trail surrogate after
+	// a character.
+	for _, s := range []string{`{"1":1,"0":2}`, `{"x":1,"0":2}`, `{"0":1,"x":2}`, `"a\udc00"`} {
+		f.Add([]byte(s))
+	}
+	// Numbers the reference's own scan finds the error in: after a 0, and at
+	// an exponent after a fraction whose first digit is 0 or 9.
+	for _, s := range []string{"[0.x]", "[0ex]", "[1.0e]", "[1.9e]", "[-0.e]"} {
+		f.Add([]byte(s))
+	}
+	// Batches of 100 and 101 items: the scans keep MaxBatchMessages+1.
+	for _, n := range []int{100, 101} {
+		f.Add([]byte("[" + strings.Repeat(`{"body":1},`, n-1) + `{"body":1}]`))
+	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		for _, s := range refOptionSets {
 			if d := sameAsReference(src, s.o); d != "" {

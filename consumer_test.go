@@ -276,12 +276,13 @@ func TestReadQueueBatchBodies(t *testing.T) {
 		{[]string{`1e999`}, notJSON(0), ""},
 		{[]string{`[-1e999]`}, notJSON(0), ""},
 		{[]string{`{"a":1e999,"a":1}`}, nil, `[{"a":1}]`}, // the parsed value has no ±Infinity
-		{[]string{deep(MaxReadDepth)}, nil, "[" + deep(MaxReadDepth) + "]"},
-		{[]string{`1`, deep(MaxReadDepth + 1)}, tooDeep(1), ""},
-		{[]string{`{"a":` + deep(MaxReadDepth-1) + `}`}, nil, `[{"a":` + deep(MaxReadDepth-1) + `}]`},
-		{[]string{`{"a":` + deep(MaxReadDepth) + `}`}, tooDeep(0), ""},
-		{[]string{deep(MaxReadDepth + 1), `{`}, tooDeep(0), ""},
-		{[]string{`{`, deep(MaxReadDepth + 1)}, notJSON(0), ""},
+		// "嵌套超过宿主桥限制（32 层）": the spec's number, not MaxReadDepth.
+		{[]string{deep(32)}, nil, "[" + deep(32) + "]"},
+		{[]string{`1`, deep(33)}, tooDeep(1), ""},
+		{[]string{`{"a":` + deep(31) + `}`}, nil, `[{"a":` + deep(31) + `}]`},
+		{[]string{`{"a":` + deep(32) + `}`}, tooDeep(0), ""},
+		{[]string{deep(33), `{`}, tooDeep(0), ""},
+		{[]string{`{`, deep(33)}, notJSON(0), ""},
 		{[]string{`{"$句柄":"1","$数字":"2"}`}, nil, `[{"$句柄":"1","$数字":"2"}]`},
 	} {
 		b := &recBatch{queue: "Q"}
@@ -320,11 +321,23 @@ func TestReadQueueBatchShape(t *testing.T) {
 	if want := `{"queue":"q\"\\\n` + "\u2028" + `","messages":[]}`; err != nil || got != want {
 		t.Errorf("got %s, %v; want %s", got, err, want)
 	}
+	// No message and a queue name of more than 32 bytes.
+	b.queue = strings.Repeat("q", 63)
+	got, err = ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
+	if want := `{"queue":"` + b.queue + `","messages":[]}`; err != nil || got != want {
+		t.Errorf("got %s, %v; want %s", got, err, want)
+	}
 	b.queue = "Q"
 	b.msgs = []Message{{ID: "\x01", Attempts: 7, Timestamp: time.UnixMilli(-1).Add(999 * time.Microsecond), Body: json.RawMessage(`"s"`)}}
 	got, err = ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
 	if want := `{"queue":"Q","messages":[{"id":"\u0001","attempts":7,"timestamp":-1,"body":"s"}]}`; err != nil || got != want {
 		t.Errorf("got %s, %v; want %s", got, err, want)
+	}
+	// An ID longer than what the reader sets aside for one.
+	b.msgs[0].ID = strings.Repeat("i", 200)
+	got, err = ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
+	if want := `{"queue":"Q","messages":[{"id":"` + b.msgs[0].ID + `","attempts":7,"timestamp":-1,"body":"s"}]}`; err != nil || got != want {
+		t.Errorf("got %.60s…, %v", got, err)
 	}
 }
 

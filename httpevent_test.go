@@ -267,6 +267,76 @@ func TestHTTPEventOneReader(t *testing.T) {
 	}
 }
 
+// TestHTTPEventLostRace: a reader that finds the body unused and then loses
+// the lock to another reader gets status 3 from every bounded reader, and
+// ReadInboundJSON MsgJSONBodyUsed, as doc.go promises ("exactly one gets it
+// and the other sees status 3"). Deterministic: the other reader locks the
+// body between Used and lock, and never reads it.
+func TestHTTPEventLostRace(t *testing.T) {
+	readers := map[string]func(Event) (BodyStatus, error){
+		"text":    func(ev Event) (BodyStatus, error) { st, _, err := ReadInboundText(ev, 10); return st, err },
+		"strict":  func(ev Event) (BodyStatus, error) { st, _, err := ReadInboundStrictText(ev, 10); return st, err },
+		"bytes":   func(ev Event) (BodyStatus, error) { st, _, err := ReadInboundBytes(ev, 10); return st, err },
+		"bounded": func(ev Event) (BodyStatus, error) { st, _, err := ReadInboundBoundedJSON(ev, 10); return st, err },
+	}
+	lostRace := func() (Event, *racedBody) {
+		r := httptest.NewRequest("POST", "http://h/", strings.NewReader("[1]"))
+		ev := HTTPEvent(r)
+		b := &racedBody{Body: ev.Request().Body()}
+		return withBody(ev, b), b
+	}
+	for name, read := range readers {
+		ev, b := lostRace()
+		if st, err := read(ev); st != BodyUsed || err != nil || !b.lost {
+			t.Errorf("%s: (%d, %v), lost the race %v; want status 3", name, st, err, b.lost)
+		}
+	}
+	ev, b := lostRace()
+	if s, err := ReadInboundJSON(ev); s != "" || !b.lost {
+		t.Errorf("ReadInboundJSON: %q, lost the race %v", s, b.lost)
+	} else {
+		wantBodyError(t, "ReadInboundJSON", err, Failure, MsgJSONBodyUsed)
+	}
+}
+
+// racedBody is a body that another reader locks just after Used says it
+// is unused.
+type racedBody struct {
+	Body
+	lost bool // lock found the body taken
+}
+
+func (b *racedBody) Used() bool {
+	used := b.Body.Used()
+	if !used {
+		b.Body.(bodyLocker).lock() // the other reader wins
+	}
+	return used
+}
+
+func (b *racedBody) lock() (io.ReadCloser, bool) {
+	rc, ok := b.Body.(bodyLocker).lock()
+	b.lost = !ok
+	return rc, ok
+}
+
+// withBody returns ev with its request's body replaced by b.
+func withBody(ev Event, b Body) Event { return bodyEvent{ev, bodyRequest{ev.Request(), b}} }
+
+type bodyEvent struct {
+	Event
+	r Request
+}
+
+func (e bodyEvent) Request() Request { return e.r }
+
+type bodyRequest struct {
+	Request
+	b Body
+}
+
+func (r bodyRequest) Body() Body { return r.b }
+
 // headersSeen reports what InboundHeader and InboundHeaderExists give for
 // names, and the strict read's status and body.
 func headersSeen(limit int, names ...string) func(Event) (BodyStatus, string, error) {

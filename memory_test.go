@@ -370,6 +370,156 @@ func TestMemoryMaxRetriesDeadLetter(t *testing.T) {
 	checkStats(t, p, "dlq", QueueStats{Sent: 2, Delivered: 2, Dropped: 2})
 }
 
+// TestMemoryDeadLetterQueueRetries: a dead letter is ready on the
+// dead-letter queue at once, whatever the retry delay of the queue it left,
+// and that queue's MaxRetries and RetryDelay apply to it from its first
+// delivery there: attempts 1, 2, 3 (MaxRetries 2), 30 s apart, then dropped.
+func TestMemoryDeadLetterQueueRetries(t *testing.T) {
+	p := NewMemoryPlatform()
+	p.VirtualClock(epoch)
+	setConsumer(t, p, "q", func(s *ConsumerSettings) {
+		s.MaxBatchTimeout, s.MaxRetries, s.RetryDelay, s.DeadLetterQueue = 0, 1, 60, "dlq"
+	})
+	setConsumer(t, p, "dlq", func(s *ConsumerSettings) { s.MaxBatchTimeout, s.MaxRetries, s.RetryDelay = 0, 2, 30 })
+	id := p.Enqueue("q", Message{Body: json.RawMessage(`1`)}, 0)
+	if r := deliver(t, p, "q", fail); !reflect.DeepEqual(r.Retried, []RetryMessage{{id, 60}}) {
+		t.Fatalf("first delivery %+v", r)
+	}
+	noBatch(t, p, "q")
+	p.Advance(60 * time.Second)
+	if r := deliver(t, p, "q", fail); !reflect.DeepEqual(r.DeadLettered, []DeadLetter{{id, "dlq", 2}}) {
+		t.Fatalf("second delivery %+v", r)
+	}
+	var attempts []string
+	failDLQ := func(ev Event) error {
+		attempts = append(attempts, fmt.Sprint(attemptsOf(ev)))
+		return fail(ev)
+	}
+	for i := 1; i <= 2; i++ {
+		if r := deliver(t, p, "dlq", failDLQ); !reflect.DeepEqual(r.Retried, []RetryMessage{{id, 30}}) || r.Dropped != nil {
+			t.Fatalf("dead-letter delivery %d: %+v", i, r)
+		}
+		noBatch(t, p, "dlq")
+		p.Advance(30 * time.Second)
+	}
+	if r := deliver(t, p, "dlq", failDLQ); !reflect.DeepEqual(r.Dropped, []string{id}) {
+		t.Fatalf("dead-letter delivery 3: %+v", r)
+	}
+	if fmt.Sprint(attempts) != "[[1] [2] [3]]" {
+		t.Errorf("dead-letter attempts %v", attempts)
+	}
+	checkStats(t, p, "q", QueueStats{Sent: 1, Delivered: 2, Retried: 1, DeadLettered: 1})
+	checkStats(t, p, "dlq", QueueStats{Sent: 1, Delivered: 3, Retried: 2, Dropped: 1})
+}
+
+// TestMemoryClockMovedWithoutAdvance: the clock can move without Advance
+// (real time passes; here VirtualClock is set ahead). Deliver still finds
+// the delayed messages that came due, and when the clock moved during a
+// handler, the messages it retried or dead-lettered are queued after those
+// that came due earlier: ready messages stay in time order on every queue.
+func TestMemoryClockMovedWithoutAdvance(t *testing.T) {
+	p := NewMemoryPlatform()
+	p.VirtualClock(epoch)
+	setConsumer(t, p, "q", func(s *ConsumerSettings) {
+		s.MaxBatchTimeout, s.MaxBatchSize, s.MaxRetries, s.DeadLetterQueue = 0, 1, 1, "dlq"
+	})
+	setConsumer(t, p, "dlq", func(s *ConsumerSettings) { s.MaxBatchTimeout, s.MaxBatchSize = 0, 1 })
+	msg := func(s string) Message { return Message{Body: json.RawMessage(strconv.Quote(s))} }
+	d := p.Enqueue("q", msg("due"), 10)
+	p.VirtualClock(epoch.Add(time.Minute))
+	if s := p.Stats("q"); s.Ready != 1 || s.Pending != 1 {
+		t.Fatalf("stats of the message that came due: %+v", s)
+	}
+	if r := deliver(t, p, "q", ok); !reflect.DeepEqual(r.Acked, []string{d}) {
+		t.Fatalf("the message that came due: %+v", r)
+	}
+	a := p.Enqueue("q", msg("retried"), 0)
+	e := p.Enqueue("q", msg("due later"), 10)    // at 1 min 10 s
+	x := p.Enqueue("dlq", msg("dead later"), 10) // at 1 min 10 s
+	jump := func(to time.Duration) func(Event) error {
+		return func(ev Event) error { p.VirtualClock(epoch.Add(to)); return fail(ev) }
+	}
+	if r := deliver(t, p, "q", jump(time.Hour)); !reflect.DeepEqual(r.Retried, []RetryMessage{{a, 0}}) {
+		t.Fatalf("retry: %+v", r)
+	}
+	var order []string
+	for range 2 {
+		order = append(order, deliver(t, p, "q", jump(2*time.Hour)).IDs...)
+	}
+	if !reflect.DeepEqual(order, []string{e, a}) {
+		t.Errorf("q delivered %v, want %v (due at 1 min 10 s, then retried at 1 h)", order, []string{e, a})
+	}
+	// a failed twice: a dead letter, moved at 2 h, after x on dlq.
+	order = nil
+	for range 2 {
+		order = append(order, deliver(t, p, "dlq", ok).IDs...)
+	}
+	if !reflect.DeepEqual(order, []string{x, a}) {
+		t.Errorf("dlq delivered %v, want %v", order, []string{x, a})
+	}
+}
+
+// TestMemoryDelayedArrivalOrder: delayed messages due at the same time are
+// delivered in the order they were sent.
+func TestMemoryDelayedArrivalOrder(t *testing.T) {
+	p := NewMemoryPlatform()
+	p.VirtualClock(epoch)
+	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout, s.MaxBatchSize = 0, 100 })
+	var want []string
+	for i := range 40 {
+		want = append(want, p.Enqueue("q", Message{Body: json.RawMessage(strconv.Itoa(i))}, 30))
+	}
+	p.Advance(30 * time.Second)
+	if r := deliver(t, p, "q", ok); !reflect.DeepEqual(r.IDs, want) {
+		t.Errorf("delivered %v, want %v", r.IDs, want)
+	}
+}
+
+// TestMemoryWaitSeesInFlight: taking a batch wakes Wait, before the handler
+// returns: a condition on InFlight is seen while the handler runs.
+func TestMemoryWaitSeesInFlight(t *testing.T) {
+	p := NewMemoryPlatform()
+	p.VirtualClock(epoch)
+	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0 })
+	p.Enqueue("q", Message{Body: json.RawMessage(`1`)}, 0)
+	release, done := make(chan struct{}), make(chan struct{})
+	started := false
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := p.Wait(ctx, func() bool {
+		inFlight := p.Stats("q").InFlight == 1
+		if !started { // the delivery starts only once Wait is waiting
+			started = true
+			go func() {
+				defer close(done)
+				p.Deliver("q", func(Event) error { <-release; return nil })
+			}()
+		}
+		return inFlight
+	})
+	close(release)
+	<-done
+	if err != nil {
+		t.Fatalf("InFlight 1 not seen during the handler: %v", err)
+	}
+}
+
+// TestMemoryBatchClosedAfterHandler: MemoryPlatform closes the batch's
+// record when the handler returns: a call made after that (by a goroutine
+// the handler left behind) is ignored.
+func TestMemoryBatchClosedAfterHandler(t *testing.T) {
+	p := newVirtual(t)
+	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0 })
+	p.Enqueue("q", Message{Body: json.RawMessage(`1`)}, 0)
+	var rec *BatchRecord
+	deliver(t, p, "q", func(ev Event) error { rec = ev.Batch().(*BatchRecord); return nil })
+	rec.Ack(0)
+	rec.Retry(0, 5)
+	if o := rec.Outcome(0); o != (MessageOutcome{}) {
+		t.Errorf("calls after the handler returned took effect: %+v", o)
+	}
+}
+
 // TestMemoryFailedBatchModes: after ack 0, retry 1, nothing for 2, a failed
 // batch comes back whole, except the acked message in production mode.
 func TestMemoryFailedBatchModes(t *testing.T) {
@@ -568,11 +718,12 @@ func TestMemoryRunVirtual(t *testing.T) {
 }
 
 // TestMemoryRunRealClock: on the real clock Run waits on a timer for the
-// batch timeout. The deadline only guards against a hang.
+// batch timeout, again for each batch (one sent after the first was acked
+// needs the timer set anew). The deadline only guards against a hang.
 func TestMemoryRunRealClock(t *testing.T) {
 	p := NewMemoryPlatform()
 	p.Bind("B", "q")
-	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = time.Millisecond })
+	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = 20 * time.Millisecond })
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	runCtx, stop := context.WithCancel(ctx)
@@ -580,6 +731,31 @@ func TestMemoryRunRealClock(t *testing.T) {
 	go func() { done <- p.Run(runCtx, "q", ok) }()
 	sendN(t, p, 3, 0)
 	err := p.Wait(ctx, func() bool { return p.Stats("q").Acked == 3 })
+	if err == nil {
+		p.Enqueue("q", Message{Body: json.RawMessage(`4`)}, 0)
+		err = p.Wait(ctx, func() bool { return p.Stats("q").Acked == 4 })
+	}
+	stop()
+	<-done
+	if err != nil {
+		t.Fatalf("not delivered: %v, %+v", err, p.Stats("q"))
+	}
+}
+
+// TestMemoryRunRealClockDelayed: on the real clock Run wakes by itself
+// when a delayed message comes due, with nothing else ready: a message
+// delayed 1 s is delivered about 1 s later. The deadline only guards
+// against a hang.
+func TestMemoryRunRealClockDelayed(t *testing.T) {
+	p := NewMemoryPlatform()
+	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0 })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- p.Run(runCtx, "q", ok) }()
+	p.Enqueue("q", Message{Body: json.RawMessage(`1`)}, 1)
+	err := p.Wait(ctx, func() bool { return p.Stats("q").Acked == 1 })
 	stop()
 	<-done
 	if err != nil {
@@ -590,7 +766,8 @@ func TestMemoryRunRealClock(t *testing.T) {
 func TestMemoryNilHandlerAndSnapshot(t *testing.T) {
 	p := newVirtual(t)
 	sendN(t, p, 10, 0)
-	if r := deliver(t, p, "q", nil); r.Outcome != OutcomeOK || len(r.Acked) != 10 {
+	// No call made: ExplicitAcks and RetryMessages are nil, not empty.
+	if r := deliver(t, p, "q", nil); r.Outcome != OutcomeOK || len(r.Acked) != 10 || r.ExplicitAcks != nil || r.RetryMessages != nil {
 		t.Fatalf("%+v", r)
 	}
 	snap := p.Snapshot()

@@ -270,8 +270,11 @@ const maxPow5 = 26
 //
 // Both are asked strictly. At a power of two the gap below the double is
 // half the gap above, so h below is p/4: asking for more than p/2 there is
-// stricter than need be, never wrong. A decimal that rounds up to a power of
-// two (m2 reaching 2^53) is left to strconv.
+// stricter than need be, never wrong. When m2 rounds up to 2^53, a power of
+// two, the gap above is 2p, so h above is p and asking for more than p/2 is
+// looser than need be; but no decimal of 16 to 19 digits with q ≤ maxPow5
+// has the shorter one above it that far away (TestFastAlreadyShortestPowersOfTwo
+// tries every decimal that rounds to a power of two).
 func alreadyShortest(m uint64, q int) bool {
 	if m < 1e15 || m%10 == 0 || q < 0 || q > maxPow5 {
 		return false
@@ -292,9 +295,6 @@ func alreadyShortest(m uint64, q int) bool {
 	if rem > p-rem {
 		m2++
 		delta = -int64(p - rem)
-	}
-	if m2 == 1<<53 {
-		return false // rounded up to a power of two: the gap above is 2p
 	}
 	d := m % 10
 	twiceAbs := uint64(2 * delta)

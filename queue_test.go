@@ -189,26 +189,6 @@ func TestProducerVectors(t *testing.T) {
 	}
 }
 
-// TestErrorMessages pins every message of the producer to the byte: a
-// change of text is a change of API.
-func TestErrorMessages(t *testing.T) {
-	for got, want := range map[string]string{
-		MsgBodyNotJSON:              "\u6d88\u606f\u4f53\u4e0d\u662f\u6709\u6548\u7684 JSON \u6587\u5b57",
-		MsgBodyTooLarge:             "\u6d88\u606f\u4f53\u8d85\u8fc7 128000 \u5b57\u8282",
-		MsgDelayRange:               "\u5ef6\u8fdf\u79d2\u6570\u987b\u5728 0 \u81f3 43200 \u4e4b\u95f4",
-		MsgBatchTooMany:             "\u6279\u91cf\u6d88\u606f\u4e0d\u5f97\u8d85\u8fc7 100 \u6761",
-		MsgSendFailed:               "\u961f\u5217\u53d1\u9001\u5931\u8d25\uff1a",
-		itemError(MsgItemNoBody, 7): "\u6279\u91cf\u6d88\u606f\u9879\u7f3a\u5c11 body\uff1a\u5e8f\u53f7 7",
-	} {
-		if got != want {
-			t.Errorf("%q, want %q", got, want)
-		}
-	}
-	if strings.Contains(MsgItemSuffix, ":") {
-		t.Error("the item suffix uses the full-width colon")
-	}
-}
-
 // FuzzBatchSplit: the scan accepts exactly the texts that are JSON arrays,
 // finds one item per element (up to MaxBatchMessages+1), and each body it scanned is the canonical
 // form of that element's body as a JSON parser sees it.
@@ -218,6 +198,9 @@ func FuzzBatchSplit(f *testing.F) {
 		`[{"body":1,"delaySeconds":30.0},{"body":2,"body":[3]}]`,
 		`[ 1 , {"bo\u0064y" : {"a":[1,2,{"b":null}]} } ,[{"body":1}]]`,
 		`[{"body":{"$句柄":1},"body":2}]`, `[]`, `{}`, `[{"body":1}] x`, `[{"body":"\ud800"}]`,
+		// Cut short at every point of the scan, and two malformed objects.
+		`[`, `[ `, `[{`, `[{ `, `[{"a"`, `[{"a" `, `[{"a":`, `[{"body":1`, `[{"body":1,`, `[{"body":1 `,
+		`[{"body":1}`, `[{"body":1},`, `[{"body" 1}]`, `[{"body":1,}]`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -385,6 +368,18 @@ func TestSendContext(t *testing.T) {
 		}
 		if s := p.Stats("q"); s.Sent != 0 || len(p.Calls()) != 0 {
 			t.Errorf("%s: sent %d, calls %v; want nothing", name, s.Sent, p.Calls())
+		}
+	}
+}
+
+// TestDelayValue: an item's delaySeconds, as canonical text, is an integer
+// from 0 to 43200; anything else, however long, is not a delay.
+func TestDelayValue(t *testing.T) {
+	for in, want := range map[string]int{"0": 0, "1": 1, "43200": 43200, "43201": -1, "100000": -1, "1234567": -1,
+		"-1": -1, "1.5": -1, "1e+21": -1, "null": -1, `"5"`: -1, "": -1} {
+		d, ok := delayValue([]byte(in))
+		if ok != (want >= 0) || ok && d != want {
+			t.Errorf("delayValue(%q) = %d, %v; want %d", in, d, ok, want)
 		}
 	}
 }

@@ -109,8 +109,16 @@ func (p *Platform) publish(ctx context.Context, queue string, msgs []outMsg) err
 	ctx, cancel := p.callCtx(ctx)
 	defer cancel()
 	err := p.store(ctx, queue, msgs)
-	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrQueueFull) {
+	if err == nil || errors.Is(err, ErrQueueFull) {
+		return err
+	}
+	if ctx.Err() != nil {
 		return fmt.Errorf(msgNoAnswer+"%w", ctx.Err())
+	}
+	// An asynchronous publish has a timer of its own (Options.Timeout too),
+	// which may fire just before ctx's.
+	if errors.Is(err, jetstream.ErrAsyncPublishTimeout) {
+		return fmt.Errorf(msgNoAnswer+"%w", err)
 	}
 	return err
 }
