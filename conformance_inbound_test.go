@@ -42,10 +42,10 @@ type conformanceBody struct {
 }
 
 type conformanceCall struct {
-	Function, Go string
-	Limit        int
-	Name         string
-	Expect       struct {
+	Function string // the spec function's name
+	Limit    int
+	Name     string
+	Expect   struct {
 		Status       *int
 		Text         *string
 		Bytes        json.RawMessage // a builder, or null for no bytes
@@ -133,31 +133,11 @@ func runInboundRows(t *testing.T, file string) int {
 
 func runConformanceCall(t *testing.T, where func() string, ev Event, fb *FakeBody, all []byte, call conformanceCall) {
 	t.Helper()
-	var (
-		st     BodyStatus
-		text   string
-		bs     []byte
-		isByte bool
-		val    bool
-		err    error
-	)
-	switch call.Go {
-	case "ReadInboundText":
-		st, text, err = ReadInboundText(ev, call.Limit)
-	case "ReadInboundStrictText":
-		st, text, err = ReadInboundStrictText(ev, call.Limit)
-	case "ReadInboundBytes":
-		st, bs, err = ReadInboundBytes(ev, call.Limit)
-		isByte = true
-	case "ReadInboundBoundedJSON":
-		st, text, err = ReadInboundBoundedJSON(ev, call.Limit)
-	case "ReadInboundJSON":
-		text, err = ReadInboundJSON(ev)
-	case "InboundHeaderExists":
-		val, err = InboundHeaderExists(ev, call.Name)
-	default:
-		t.Fatalf("%s: unknown function %q", where(), call.Go)
-	}
+	r, err := callSpec(t, call.Function, specArgs{Event: ev, Limit: call.Limit, Text: call.Name})
+	st := r.Status
+	text, _ := r.Value.(string)
+	bs, isByte := r.Value.([]byte)
+	val, _ := r.Value.(bool)
 	ex := call.Expect
 	if ex.Error != nil {
 		var e *Error

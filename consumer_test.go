@@ -69,22 +69,9 @@ func checkErr(err error, want *wantError) error {
 func runSteps(t *testing.T, ev Event, steps []consumerStep) {
 	t.Helper()
 	for i, s := range steps {
-		var err error
-		switch s.Call {
-		case "read":
-			var got string
-			got, err = ReadQueueBatch(ev)
-			if s.Expect != nil {
-				if got != *s.Expect {
-					t.Errorf("step %d read:\n got %s\nwant %s", i, got, *s.Expect)
-				}
-			}
-		case "ack":
-			err = AckQueueMessage(ev, s.N)
-		case "retry":
-			err = RetryQueueMessage(ev, s.N, s.DelaySeconds)
-		default:
-			t.Fatalf("step %d: unknown call %q", i, s.Call)
+		r, err := callSpec(t, s.Call, specArgs{Event: ev, N: s.N, DelaySeconds: s.DelaySeconds})
+		if got, _ := r.Value.(string); s.Expect != nil && got != *s.Expect {
+			t.Errorf("step %d %s:\n got %s\nwant %s", i, s.Call, got, *s.Expect)
 		}
 		if e := errorDiff(err, (*wantError)(s.Error)); e != "" {
 			t.Errorf("step %d %s: %v", i, s.Call, e)

@@ -455,7 +455,7 @@ func TestHTTPEventNoHost(t *testing.T) {
 	r.Host = ""
 	ev := HTTPEvent(r)
 	for _, call := range urlReaders[1:] {
-		_, err := callReader(call, ev, "/evil.example/steal")
+		_, err := callReader(t, call, ev, "/evil.example/steal")
 		checkError(t, err, &wantError{"failure", MsgRequestURL})
 	}
 }

@@ -69,9 +69,9 @@ import (
 // Worker. Message IDs are 32 hex digits, unique per platform and random
 // across processes, like Cloudflare's.
 type MemoryPlatform struct {
+	Bindings // Bind, Grant, GrantJSON, Bound
+
 	mu       sync.Mutex
-	bindings map[string]string // binding → queue name
-	granted  map[string]bool
 	calls    callRing
 	failNext []string
 
@@ -100,39 +100,10 @@ func NewMemoryPlatform() *MemoryPlatform {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return &MemoryPlatform{
-		bindings: map[string]string{},
-		granted:  map[string]bool{},
-		calls:    callRing{limit: DefaultCallLimit},
-		queues:   map[string]*memQueue{},
-		idBase:   hex.EncodeToString(b[:]),
+		calls:  callRing{limit: DefaultCallLimit},
+		queues: map[string]*memQueue{},
+		idBase: hex.EncodeToString(b[:]),
 	}
-}
-
-// Bind configures binding to send to queue.
-func (p *MemoryPlatform) Bind(binding, queue string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.bindings[binding] = queue
-}
-
-// Grant grants the bindings to the app.
-func (p *MemoryPlatform) Grant(bindings ...string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, b := range bindings {
-		p.granted[b] = true
-	}
-}
-
-// GrantJSON grants what a host permission text such as
-// {"QUEUE":["PAGE_QUEUE"]} names under "QUEUE".
-func (p *MemoryPlatform) GrantJSON(permissions string) error {
-	var perm struct{ QUEUE []string }
-	if err := json.Unmarshal([]byte(permissions), &perm); err != nil {
-		return err
-	}
-	p.Grant(perm.QUEUE...)
-	return nil
 }
 
 // FailNext makes the next Send or SendBatch fail with reason (e.g. "Queue is
@@ -203,14 +174,6 @@ func (r *callRing) setLimit(n int) {
 	r.buf, r.start, r.limit = calls, 0, n
 }
 
-// Bound implements Platform.
-func (p *MemoryPlatform) Bound(binding string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	_, ok := p.bindings[binding]
-	return ok && p.granted[binding]
-}
-
 // Send implements Platform: it enqueues one message on the binding's queue.
 // It fails, enqueueing nothing, for a binding that is not configured, after
 // FailNext, and for a delay outside 0…MaxDelaySeconds (Cloudflare rejects
@@ -242,7 +205,7 @@ func (p *MemoryPlatform) record(method, binding string, msgs []BatchMessage) err
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	c := Call{Method: method, Binding: binding, Messages: msgs}
-	queue, ok := p.bindings[binding]
+	queue, ok := p.Queue(binding)
 	if !ok {
 		c.Err = "binding " + binding + " is not configured"
 	} else if len(p.failNext) > 0 {

@@ -1,6 +1,10 @@
 package hostbridge
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+	"sync"
+)
 
 // Platform is the deployment's queues, as the host sees them. Production maps
 // it to Cloudflare Queue bindings (send, sendBatch); MemoryPlatform is the
@@ -122,4 +126,64 @@ func bodyProblem(canon []byte, info canonInfo) string {
 		return MsgBodyTooLarge
 	}
 	return ""
+}
+
+// Bindings is a deployment's queue bindings and the app's grants: what a
+// Platform's Bound answers. Its zero value has none; it is safe for
+// concurrent use. MemoryPlatform and natsqueue's Platform embed it, so the
+// one reading of a permission text lives here.
+type Bindings struct {
+	mu      sync.Mutex
+	queues  map[string]string // binding → queue name
+	granted map[string]bool
+}
+
+// Bind configures binding to send to queue.
+func (b *Bindings) Bind(binding, queue string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.queues == nil {
+		b.queues = map[string]string{}
+	}
+	b.queues[binding] = queue
+}
+
+// Grant grants the bindings to the app.
+func (b *Bindings) Grant(bindings ...string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.granted == nil {
+		b.granted = map[string]bool{}
+	}
+	for _, name := range bindings {
+		b.granted[name] = true
+	}
+}
+
+// GrantJSON grants what a host permission text such as
+// {"QUEUE":["PAGE_QUEUE"]} names under "QUEUE".
+func (b *Bindings) GrantJSON(permissions string) error {
+	var perm struct{ QUEUE []string }
+	if err := json.Unmarshal([]byte(permissions), &perm); err != nil {
+		return err
+	}
+	b.Grant(perm.QUEUE...)
+	return nil
+}
+
+// Bound implements Platform's Bound: binding is granted and configured.
+func (b *Bindings) Bound(binding string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_, ok := b.queues[binding]
+	return ok && b.granted[binding]
+}
+
+// Queue returns the queue binding is configured to send to, granted or
+// not.
+func (b *Bindings) Queue(binding string) (string, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	q, ok := b.queues[binding]
+	return q, ok
 }

@@ -156,15 +156,12 @@ func TestProducerVectors(t *testing.T) {
 					if c.PlatformFails != "" {
 						p.FailNext(c.PlatformFails)
 					}
-					var err error
-					switch c.Call {
-					case "send":
-						err = SendQueueMessage(context.Background(), p, c.Binding, string(build(t, c.Body)), c.DelaySeconds)
-					case "sendBatch":
-						err = SendQueueBatch(context.Background(), p, c.Binding, string(build(t, c.Batch)))
-					default:
-						t.Fatalf("unknown call %q", c.Call)
+					text := c.Body
+					if c.Batch != nil {
+						text = c.Batch
 					}
+					_, err := callSpec(t, c.Call, specArgs{Platform: p, Binding: c.Binding,
+						Text: string(build(t, text)), DelaySeconds: c.DelaySeconds})
 					checkError(t, err, c.Expect.Error)
 					got := p.Calls()
 					if len(got) != len(c.Expect.Calls) {

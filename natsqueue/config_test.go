@@ -22,8 +22,8 @@ func TestConfiguration(t *testing.T) {
 	if !p.Bound("Q") || p.Bound("OTHER") {
 		t.Errorf("Bound: Q %v, OTHER %v", p.Bound("Q"), p.Bound("OTHER"))
 	}
-	if q, ok := p.queueOf("Q"); q != "q" || !ok {
-		t.Errorf("queueOf(Q) = %q, %v", q, ok)
+	if q, ok := p.Queue("Q"); q != "q" || !ok {
+		t.Errorf("Queue(Q) = %q, %v", q, ok)
 	}
 	good := hostbridge.DefaultConsumerSettings()
 	good.MaxRetries = 7

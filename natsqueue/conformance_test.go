@@ -16,21 +16,22 @@ import (
 
 var kinds = map[string]hostbridge.Kind{"violation": hostbridge.Violation, "failure": hostbridge.Failure, "abort": hostbridge.Abort}
 
-// runSteps makes the row's calls in ev and reports every difference.
+// runSteps makes the row's calls in ev, each named by its spec function, and
+// reports every difference.
 func runSteps(t *testing.T, ev hostbridge.Event, steps []queuevectors.Step) {
 	t.Helper()
 	for i, s := range steps {
 		var err error
 		switch s.Call {
-		case "read":
+		case "读取队列批次":
 			var got string
 			got, err = hostbridge.ReadQueueBatch(ev)
 			if s.Expect != nil && got != *s.Expect {
-				t.Errorf("step %d read:\n got %s\nwant %s", i, got, *s.Expect)
+				t.Errorf("step %d 读取队列批次:\n got %s\nwant %s", i, got, *s.Expect)
 			}
-		case "ack":
+		case "确认队列消息":
 			err = hostbridge.AckQueueMessage(ev, s.N)
-		case "retry":
+		case "重试队列消息":
 			err = hostbridge.RetryQueueMessage(ev, s.N, s.DelaySeconds)
 		default:
 			t.Fatalf("step %d: unknown call %q", i, s.Call)

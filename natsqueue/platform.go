@@ -72,6 +72,8 @@ type Options struct {
 // streams; see the package doc for the mapping and the delivery semantics.
 // It is safe for concurrent use.
 type Platform struct {
+	hostbridge.Bindings // Bind, Grant, GrantJSON, Bound (config.go)
+
 	opts   Options
 	nc     *nats.Conn
 	js     jetstream.JetStream
@@ -81,8 +83,6 @@ type Platform struct {
 
 	mu       sync.Mutex
 	seq      uint64
-	bindings map[string]string // binding → queue (config.go)
-	granted  map[string]bool
 	settings map[string]hostbridge.ConsumerSettings
 	queues   map[string]*queueState // queues whose stream and consumer exist
 	limits   map[string]queueLimits
@@ -124,8 +124,7 @@ func Open(opts Options) (*Platform, error) {
 // newPlatform is a Platform of opts with no connection and no
 // configuration.
 func newPlatform(opts Options) *Platform {
-	return &Platform{opts: opts, bindings: map[string]string{}, granted: map[string]bool{},
-		settings: map[string]hostbridge.ConsumerSettings{}, queues: map[string]*queueState{},
+	return &Platform{opts: opts, settings: map[string]hostbridge.ConsumerSettings{}, queues: map[string]*queueState{},
 		limits: map[string]queueLimits{}, uncounted: map[string]bool{}, retryUnit: time.Second}
 }
 

@@ -51,7 +51,7 @@ func (p *Platform) Send(ctx context.Context, binding string, body []byte, opts h
 // (JetStream has no atomic batch with schedules), and the first error is
 // returned.
 func (p *Platform) SendBatch(ctx context.Context, binding string, msgs []hostbridge.BatchMessage) error {
-	queue, ok := p.queueOf(binding)
+	queue, ok := p.Queue(binding)
 	if !ok {
 		return errors.New("binding " + binding + " is not configured")
 	}

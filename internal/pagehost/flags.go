@@ -65,11 +65,7 @@ func flags(fs *flag.FlagSet) *Config {
 // check returns the first flag of fs out of its range, as a usage error
 // that names the flag and the range; then checkAddr.
 func (c *Config) check(fs *flag.FlagSet) error {
-	for _, r := range []struct {
-		flag string
-		bad  bool
-		want string
-	}{
+	err := CheckRanges(fs, []FlagRange{
 		{"fail", !(c.Fail >= 0 && c.Fail <= 1), "0 to 1"}, // NaN too
 		{"retry-delay", c.RetryDelay < 0 || c.RetryDelay > hostbridge.MaxDelaySeconds, "0 to 43200 (seconds)"},
 		{"max-retries", c.MaxRetries < 0 || c.MaxRetries > 100, "0 to 100"},
@@ -84,12 +80,30 @@ func (c *Config) check(fs *flag.FlagSet) error {
 		{"shutdown-timeout", c.ShutdownTimeout < 0, "0s or more"},
 		{"max-header-bytes", c.MaxHeaderBytes < minHeaderBytes || c.MaxHeaderBytes > maxHeaderBytesCap, "1024 to 1048576"},
 		{"max-conns", c.MaxConns < 1, "1 or more"},
-	} {
-		if r.bad {
-			return fmt.Errorf(msgFlagRange, fs.Lookup(r.flag).Value.String(), r.flag, r.want)
-		}
+	})
+	if err != nil {
+		return err
 	}
 	return c.checkAddr()
+}
+
+// FlagRange is one flag's range check: Bad says its value is out of Want,
+// which the usage error quotes.
+type FlagRange struct {
+	Flag string
+	Bad  bool
+	Want string
+}
+
+// CheckRanges returns a usage error naming the first flag of fs whose
+// range check is Bad, its value and its range; nil when none is.
+func CheckRanges(fs *flag.FlagSet, ranges []FlagRange) error {
+	for _, r := range ranges {
+		if r.Bad {
+			return fmt.Errorf(msgFlagRange, fs.Lookup(r.Flag).Value.String(), r.Flag, r.Want)
+		}
+	}
+	return nil
 }
 
 // checkAddr refuses half a TLS pair, and plain HTTP on an address that is

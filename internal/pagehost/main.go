@@ -23,6 +23,9 @@ type Program struct {
 	Keeps string
 	// Flags, when not nil, adds the store's own flags.
 	Flags func(*flag.FlagSet)
+	// Check, when not nil, checks the store's own flags once they are
+	// parsed (CheckRanges says how): an error is a usage error, exit 2.
+	Check func(*flag.FlagSet) error
 	// Open opens the store, after the flags are parsed.
 	Open func() (Store, error)
 }
@@ -79,7 +82,7 @@ func (p Program) Run(ctx context.Context, args []string, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if err := cfg.check(fs); err != nil {
+	if err := p.check(fs, cfg); err != nil {
 		fmt.Fprintln(stderr, err)
 		fs.Usage()
 		return 2
@@ -96,6 +99,14 @@ func (p Program) Run(ctx context.Context, args []string, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// check checks the host's flags, then the store's.
+func (p Program) check(fs *flag.FlagSet, cfg *Config) error {
+	if err := cfg.check(fs); err != nil || p.Check == nil {
+		return err
+	}
+	return p.Check(fs)
 }
 
 const usage = `Usage of %s:

@@ -35,7 +35,7 @@ type Message struct {
 
 // Step is one consumer call the handler makes, with what it must return.
 type Step struct {
-	Call         string  `json:"call"` // read, ack or retry
+	Call         string  `json:"call"` // the spec function: 读取队列批次, 确认队列消息 or 重试队列消息
 	N            int     `json:"n"`
 	DelaySeconds int     `json:"delaySeconds"`
 	Expect       *string `json:"expect"`

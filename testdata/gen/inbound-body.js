@@ -1,6 +1,6 @@
 // Writes testdata/inbound-body.json: rows for decisions about the body
-// readers that the spec's tables do not show (DESIGN.md, issue 9): a strict
-// read counts a whole chunk before it validates it, and 读取入站癸象正文文
+// readers that the spec's tables do not show (written in doc.go, "Bounded
+// body reads"): a strict read counts a whole chunk before it validates it, and 读取入站癸象正文文
 // decodes leniently as Request.json() does, while the bounded function stays
 // strict. The format is that of inbound-conformance.json (testdata/README.md).
 //
@@ -22,9 +22,9 @@ const JSON_LIMIT = 2 * MiB;
 const TOO_LARGE = '入站 JSON 正文超过 2 MiB';
 const INVALID = '入站 JSON 正文无效：';
 
-const STRICT = ['读取入站有限正文严格文字', 'ReadInboundStrictText'];
-const BOUNDED = ['读取入站有限癸象正文文', 'ReadInboundBoundedJSON'];
-const JSONFN = ['读取入站癸象正文文', 'ReadInboundJSON'];
+const STRICT = '读取入站有限正文严格文字';
+const BOUNDED = '读取入站有限癸象正文文';
+const JSONFN = '读取入站癸象正文文';
 
 // A byte builder of the shared conventions, and its bytes.
 function expand(b) {
@@ -93,7 +93,7 @@ function call(fn, chunks, limit) {
     case BOUNDED: r = expectBounded(chunks, limit); break;
     case JSONFN: r = expectJSON(chunks); break;
   }
-  const c = { function: fn[0], go: fn[1] };
+  const c = { function: fn };
   if (limit !== undefined) c.limit = limit;
   c.expect = r.expect;
   if (r.after) c.body_after = r.after;
@@ -138,7 +138,7 @@ const lenientJSON = [
 ];
 
 const doc = {
-  source: 'hostbridge decisions (DESIGN.md, issue 9), not a spec table: requests written by hand, expectations computed by testdata/gen/inbound-body.js with Node.js ' + process.version + ' (TextDecoder, JSON)',
+  source: 'hostbridge decisions (doc.go, Bounded body reads), not a spec table: requests written by hand, expectations computed by testdata/gen/inbound-body.js with Node.js ' + process.version + ' (TextDecoder, JSON)',
   format: 'see testdata/README.md, section 网页入站 body rows',
   tables: [
     { table: '先计数后验证（宿主桥决定）', rows: countFirst },

@@ -12,18 +12,18 @@ serialises. Run from the repository root:
 import json
 import sys
 
-SPEC = sys.argv[1] if len(sys.argv) > 1 else "/work/shared/specs/inbound-0.8.0.md"
+SPEC = sys.argv[1]
 
-JSON_FN = ("读取入站有限癸象正文文", "ReadInboundBoundedJSON")
-OLD_JSON = ("读取入站癸象正文文", "ReadInboundJSON")
-TEXT = ("读取入站有限正文文字", "ReadInboundText")
-STRICT = ("读取入站有限正文严格文字", "ReadInboundStrictText")
-BYTES = ("读取入站有限正文字节", "ReadInboundBytes")
-EXISTS = ("入站标头存在", "InboundHeaderExists")
+JSON_FN = "读取入站有限癸象正文文"
+OLD_JSON = "读取入站癸象正文文"
+TEXT = "读取入站有限正文文字"
+STRICT = "读取入站有限正文严格文字"
+BYTES = "读取入站有限正文字节"
+EXISTS = "入站标头存在"
 
 
 def call(fn, expect, limit=None, name=None, after=None, canon=False):
-    c = {"function": fn[0], "go": fn[1]}
+    c = {"function": fn}
     if limit is not None:
         c["limit"] = limit
     if name is not None:

@@ -3,8 +3,10 @@
 //
 //	node testdata/gen/queue-consumer.js > testdata/queue-consumer.json
 //
-// The expected text of every "read" step is what a JavaScript host gives:
-// JSON.stringify of {queue, messages:[{id, attempts, timestamp, body}]} with
+// Each step names the spec function it calls (读取队列批次, 确认队列消息,
+// 重试队列消息); the platform list names the Batch methods the host calls
+// (ack, retry). The expected text of every 读取队列批次 step is what a
+// JavaScript host gives: JSON.stringify of {queue, messages:[{id, attempts, timestamp, body}]} with
 // each body JSON.parse'd from the text the platform holds.
 'use strict';
 
@@ -33,14 +35,14 @@ const rows = [
     情境: '队列事件里读取含三条消息的批次',
     必须观察到: '顺序、`id`、`attempts`、毫秒 `timestamp` 与 `body` 与平台一致；此时没有任何消息被确认或重试',
     event: 'queue', queue, batch: three,
-    steps: [{call: 'read', expect: read(queue, three)}, {call: 'read', expect: read(queue, three)}],
+    steps: [{call: '读取队列批次', expect: read(queue, three)}, {call: '读取队列批次', expect: read(queue, three)}],
     throws: false, platform: [], outcome: 'ok', redelivered: [],
   },
   {
     情境: '依次确认 0、延后重试 1（30 秒）、不处理 2',
     必须观察到: '平台收到 `ack`、`retry({delaySeconds:30})`，第三条无调用',
     event: 'queue', queue, batch: three,
-    steps: [{call: 'ack', n: 0}, {call: 'retry', n: 1, delaySeconds: 30}],
+    steps: [{call: '确认队列消息', n: 0}, {call: '重试队列消息', n: 1, delaySeconds: 30}],
     throws: false,
     platform: [{call: 'ack', n: 0}, {call: 'retry', n: 1, delaySeconds: 30}],
     outcome: 'ok',
@@ -51,11 +53,11 @@ const rows = [
     必须观察到: '均抛出可捕获异常，平台未收到相应调用',
     event: 'queue', queue, batch: three,
     steps: [
-      {call: 'ack', n: 3, error: INDEX},
-      {call: 'ack', n: -1, error: INDEX},
-      {call: 'retry', n: 0, delaySeconds: -1, error: DELAY},
-      {call: 'retry', n: 0, delaySeconds: 43201, error: DELAY},
-      {call: 'retry', n: 3, delaySeconds: 30, error: INDEX},
+      {call: '确认队列消息', n: 3, error: INDEX},
+      {call: '确认队列消息', n: -1, error: INDEX},
+      {call: '重试队列消息', n: 0, delaySeconds: -1, error: DELAY},
+      {call: '重试队列消息', n: 0, delaySeconds: 43201, error: DELAY},
+      {call: '重试队列消息', n: 3, delaySeconds: 30, error: INDEX},
     ],
     throws: false, platform: [], outcome: 'ok', redelivered: [],
   },
@@ -63,7 +65,7 @@ const rows = [
     情境: '队列事件里程序抛出未捕获异常',
     必须观察到: '宿主把失败交还平台（不吞异常），平台整批重投，`attempts` 加一',
     event: 'queue', queue, batch: three,
-    steps: [{call: 'read', expect: read(queue, three)}],
+    steps: [{call: '读取队列批次', expect: read(queue, three)}],
     throws: true, platform: [], outcome: 'exception',
     redelivered: three.map(m => ({id: m.id, attempts: m.attempts + 1, delaySeconds: 0})),
   },
@@ -72,9 +74,9 @@ const rows = [
     必须观察到: '抛出可捕获异常 `当前事件不是队列事件`',
     event: 'fetch', queue: null, batch: null,
     steps: [
-      {call: 'read', error: NOT_QUEUE},
-      {call: 'ack', n: 0, error: NOT_QUEUE},
-      {call: 'retry', n: 0, delaySeconds: 0, error: NOT_QUEUE},
+      {call: '读取队列批次', error: NOT_QUEUE},
+      {call: '确认队列消息', n: 0, error: NOT_QUEUE},
+      {call: '重试队列消息', n: 0, delaySeconds: 0, error: NOT_QUEUE},
     ],
     throws: false, platform: [], outcome: null, redelivered: [],
   },

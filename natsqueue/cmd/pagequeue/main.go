@@ -45,6 +45,13 @@ func program() pagehost.Program {
 			fs.DurationVar(&syncInterval, "sync-interval", 0, "0: a page is answered once it is synced to disk (-store); above 0: the embedded server syncs every interval, faster, and a power loss can lose what was answered in the last interval")
 			nf.register(fs)
 		},
+		Check: func(fs *flag.FlagSet) error {
+			return pagehost.CheckRanges(fs, []pagehost.FlagRange{
+				{Flag: "ack-wait", Bad: ackWait <= 0, Want: "more than 0s"},
+				{Flag: "sync-interval", Bad: syncInterval < 0, Want: "0s or more"},
+				{Flag: "store-port", Bad: nf.port < 0 || nf.port > 65535, Want: "0 to 65535"},
+			})
+		},
 		Open: func() (pagehost.Store, error) {
 			o := natsqueue.Options{StoreDir: dir, AckWait: ackWait, SyncInterval: syncInterval, Port: nf.port, PortUser: nf.portUser}
 			var err error

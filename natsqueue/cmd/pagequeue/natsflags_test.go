@@ -83,3 +83,41 @@ func TestNATSFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreFlagRanges: the durable host's own flags out of range are usage
+// errors (exit 2) that name the flag and its range, before any store is
+// opened; the bounds themselves pass that check.
+func TestStoreFlagRanges(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // "" when the flags must pass the check
+	}{
+		{[]string{"-ack-wait", "0s"}, `invalid value "0s" for flag -ack-wait: want more than 0s`},
+		{[]string{"-ack-wait", "-1s"}, `invalid value "-1s" for flag -ack-wait: want more than 0s`},
+		{[]string{"-sync-interval", "-1ns"}, `invalid value "-1ns" for flag -sync-interval: want 0s or more`},
+		{[]string{"-store-port", "-1"}, `invalid value "-1" for flag -store-port: want 0 to 65535`},
+		{[]string{"-store-port", "65536"}, `invalid value "65536" for flag -store-port: want 0 to 65535`},
+		{[]string{"-ack-wait", "1ns", "-sync-interval", "0s", "-store-port", "65535"}, ""},
+	} {
+		var out strings.Builder
+		p := program()
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		p.Flags(fs)
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		err := p.Check(fs)
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%v: %v, want no error", c.args, err)
+			}
+			continue
+		}
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%v: check says %v, want %s", c.args, err, c.want)
+		}
+		if code := p.Run(t.Context(), append(c.args, "-store", t.TempDir()), &out); code != 2 || !strings.Contains(out.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %s", c.args, code, out.String(), c.want)
+		}
+	}
+}
