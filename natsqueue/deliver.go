@@ -52,7 +52,7 @@ func (p *Platform) Deliver(ctx context.Context, queue string, handler func(hostb
 	if len(msgs) == 0 {
 		return hostbridge.DeliveryResult{}, false, err
 	}
-	d := p.newDelivery(q, s, p.dropOriginals(q, msgs))
+	d := p.newDelivery(q, s, p.dropOriginals(q, p.dropCopied(q, msgs)))
 	if len(d.taken) > 0 {
 		d.err = callHandler(handler, event{d.b})
 	}
