@@ -354,9 +354,10 @@ func (p *Platform) giveUp(d *delivery, m jetstream.Msg, hm hostbridge.Message, r
 }
 
 // deadLetter stores a copy of m on queue dlq: same ID, send time and body,
-// attempts from 1 again. Its message ID names the stream sequence it came
-// from, so a copy stored twice (the host died before the ack) is dropped
-// within the duplicate window.
+// attempts from 1 again, published again until confirmed as a retry copy
+// is. Its message ID names the stream sequence it came from, so a copy
+// stored twice (the host died before the ack) is dropped within the
+// duplicate window.
 func (p *Platform) deadLetter(dlq string, m jetstream.Msg, hm hostbridge.Message) error {
 	q, err := p.ensureQueue(context.Background(), dlq)
 	if err != nil {
@@ -368,14 +369,12 @@ func (p *Platform) deadLetter(dlq string, m jetstream.Msg, hm hostbridge.Message
 		o.dedupe = "dl:" + md.Stream + ":" + strconv.FormatUint(md.Sequence.Stream, 10)
 	}
 	msg, opts := q.names.natsMsg(o)
-	ctx, cancel := p.ctx()
-	defer cancel()
-	ack, err := p.js.PublishMsg(ctx, msg, opts...)
+	ack, lost, err := p.publishConfirmed(o.dedupe, msg, opts)
 	if p.unanswered(o.dedupe, err) {
 		return err
 	}
 	// A copy stored before was counted, unless its answer was lost.
-	if lost := p.answered(o.dedupe); !ack.Duplicate || lost {
+	if lostBefore := p.answered(o.dedupe); !ack.Duplicate || lost || lostBefore {
 		p.countSent(q, 1)
 	}
 	return nil

@@ -60,7 +60,7 @@ func (p *Platform) storeRetries(q *queueState, rs []retryCopy) []func() error {
 func (p *Platform) storeRetry(q *queueState, rc retryCopy) func() error {
 	o := retryOf(rc, p.retryUnit)
 	msg, opts := q.names.natsMsg(o)
-	if err := p.publishConfirmed(msg, opts); err != nil {
+	if _, _, err := p.publishConfirmed(o.dedupe, msg, opts); err != nil {
 		p.log().Warn("natsqueue: retry copy (nak instead)", "queue", q.name, "id", rc.hm.ID, "err", err)
 		p.markRetried(o.dedupe, &retryMark{msg: msg, opts: opts, delay: rc.delay})
 		return p.retry(rc.m, rc.delay)
@@ -123,8 +123,10 @@ func (p *Platform) dropCopied(q *queueState, msgs []jetstream.Msg) []jetstream.M
 			continue
 		}
 		acts = append(acts, func() error {
-			if !mark.stored && p.publishConfirmed(mark.msg, mark.opts) != nil {
-				return p.retry(m, mark.delay)()
+			if !mark.stored {
+				if _, _, err := p.publishConfirmed(key, mark.msg, mark.opts); err != nil {
+					return p.retry(m, mark.delay)()
+				}
 			}
 			p.markRetried(key, &retryMark{stored: true})
 			return p.ackOriginal(key, m)()
@@ -149,22 +151,26 @@ func retryKey(stream string, seq uint64) string {
 	return "rt:" + stream + ":" + strconv.FormatUint(seq, 10)
 }
 
-// publishConfirmed publishes msg, which has a publish ID, until the server
-// confirms it (stored, or stored before: a duplicate), refuses it (an API
-// error 4xx), or the patience runs out; it returns the last error.
-func (p *Platform) publishConfirmed(msg *nats.Msg, opts []jetstream.PublishOpt) error {
+// publishConfirmed publishes msg until the server confirms it (stored, or
+// stored before: a duplicate), refuses it (an API error 4xx), or the
+// patience runs out; only once when key, its publish ID, is "" (a second
+// publish could store it twice). It returns the last answer and whether
+// an earlier publish went unanswered (it may have stored msg).
+func (p *Platform) publishConfirmed(key string, msg *nats.Msg, opts []jetstream.PublishOpt) (*jetstream.PubAck, bool, error) {
 	deadline := time.Now().Add(retryPatience * p.opts.Timeout)
+	lost := false
 	for {
 		ctx, cancel := p.ctx()
-		_, err := p.js.PublishMsg(ctx, msg, opts...)
+		ack, err := p.js.PublishMsg(ctx, msg, opts...)
 		cancel()
 		var api *jetstream.APIError
-		if err == nil || errors.As(err, &api) && api.Code >= 400 && api.Code < 500 {
-			return err
+		if err == nil || errors.As(err, &api) && api.Code >= 400 && api.Code < 500 || key == "" {
+			return ack, lost, err
 		}
+		lost = true
 		left := time.Until(deadline)
 		if left <= 0 {
-			return err
+			return nil, lost, err
 		}
 		time.Sleep(min(retryPause, left))
 	}
