@@ -208,6 +208,7 @@ func (p *Platform) newDelivery(q *queueState, s hostbridge.ConsumerSettings, msg
 	var hms []hostbridge.Message
 	for _, m := range msgs {
 		hm, tries := message(m)
+		tries -= p.heldBack(m)
 		if tries > s.MaxRetries+1 {
 			d.exhausted = append(d.exhausted, m)
 			continue

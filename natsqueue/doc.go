@@ -142,8 +142,8 @@
 //     the server answers that it is gone already: sequence not found), so
 //     attempts never go back. A copy whose original the server did not
 //     confirm gone (no answer, or unavailable) is held back, nak'd to come
-//     back a second later, past its due time; the nak counts as one of its
-//     deliveries toward MaxRetries. Nothing accepted is lost.
+//     back a second later, past its due time; the host does not count that
+//     delivery toward MaxRetries. Nothing accepted is lost.
 //
 // # Counters and limits
 //

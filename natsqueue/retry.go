@@ -215,7 +215,8 @@ func (p *Platform) retry(m jetstream.Msg, delaySeconds int) func() error {
 // attempts, maybe after the copy. An original in msgs itself is left out
 // of the batch, and so is a copy whose original the server did not confirm
 // gone: it is nak'd to come back a second later (past its due time) and
-// try again. It returns the rest of msgs.
+// try again (a delivery that heldBack does not count). It returns the rest
+// of msgs.
 func (p *Platform) dropOriginals(q *queueState, msgs []jetstream.Msg) []jetstream.Msg {
 	stale := map[uint64]bool{}
 	held := make([]bool, len(msgs))
@@ -239,6 +240,9 @@ func (p *Platform) dropOriginals(q *queueState, msgs []jetstream.Msg) []jetstrea
 	out := msgs[:0:0]
 	for i, m := range msgs {
 		if held[i] {
+			p.mu.Lock()
+			p.held[copyKey(m)]++
+			p.mu.Unlock()
 			if err := p.retry(m, 1)(); err != nil {
 				p.log().Warn("natsqueue: holding back a retry copy", "queue", q.name, "err", err)
 			}
@@ -278,4 +282,15 @@ func alreadyGone(err error) bool {
 	}
 	s := err.Error()
 	return strings.Contains(s, "err_code=10043 ") || strings.HasSuffix(s, "err_code=10057 description=no message found")
+}
+
+// heldBack is how many times m was held back by dropOriginals since it was
+// last handed over (m's deliveries that no handler saw); it forgets them.
+func (p *Platform) heldBack(m jetstream.Msg) int {
+	key := copyKey(m)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := p.held[key]
+	delete(p.held, key)
+	return n
 }
