@@ -336,14 +336,13 @@ func (p *Platform) apply(q *queueState, acts []func() error) {
 
 // giveUp moves a message past MaxRetries to the dead-letter queue, or drops
 // it, and returns the ack that removes it, waiting for the server as for a
-// retry (a message brought back by an ack lost at Close would be counted
-// again). When the dead-letter queue cannot take it, it is retried a
+// retry (a message brought back by an ack lost would be counted again). When the dead-letter queue cannot take it, it is retried a
 // second later and dead-lettered on its next delivery.
 func (p *Platform) giveUp(d *delivery, m jetstream.Msg, hm hostbridge.Message, r *hostbridge.DeliveryResult) func() error {
 	dlq := d.s.DeadLetterQueue
 	if dlq == "" {
 		r.Dropped = append(r.Dropped, hm.ID)
-		return p.ackSync(m)
+		return p.settled(m)
 	}
 	if err := p.deadLetter(dlq, m, hm); err != nil {
 		p.log().Warn("natsqueue: dead-letter copy (retried in 1 s)", "queue", d.q.name, "id", hm.ID, "err", err)
@@ -351,7 +350,17 @@ func (p *Platform) giveUp(d *delivery, m jetstream.Msg, hm hostbridge.Message, r
 		return p.retry(m, 1)
 	}
 	r.DeadLettered = append(r.DeadLettered, hostbridge.DeadLetter{ID: hm.ID, Queue: dlq, Attempts: hm.Attempts})
-	return p.ackSync(m)
+	return p.settled(m)
+}
+
+// settled is the ack of m, dead-lettered or dropped, waiting for the
+// server; until it answers, the host remembers m, so that m, back because
+// the ack was lost, is acked again without being counted again (see
+// dropCopied).
+func (p *Platform) settled(m jetstream.Msg) func() error {
+	key := copyKey(m)
+	p.markRetried(key, &retryMark{stored: true})
+	return p.ackOriginal(key, m)
 }
 
 // deadLetter stores a copy of m on queue dlq: same ID, send time and body,

@@ -125,7 +125,9 @@
 //     original's stream sequence, so a host that dies between the copy and
 //     the removal stores it once; it is published again until confirmed, as
 //     a retry copy is) and then acked (removed), waiting for the
-//     server's answer; without one it is acked so (dropped). A message that
+//     server's answer; without one it is acked so (dropped). One back
+//     because that ack was lost is acked again, unseen and not counted
+//     again. A message that
 //     arrives already past MaxRetries+1 deliveries (its hosts died holding
 //     it, or lost the lease) is dead-lettered or dropped without reaching
 //     the handler, so a host that crashes on a message does not loop on it.

@@ -71,8 +71,9 @@ func (p *Platform) storeRetry(q *queueState, rc retryCopy) func() error {
 
 // retryMark is what the host knows of a retried original that may still be
 // in the stream: its copy is stored (the original's ack was not
-// confirmed), or its copy's publish went unanswered (msg, to publish it
-// again with the same publish ID; delay, to nak the original with).
+// confirmed; so too for one dead-lettered or dropped), or its copy's
+// publish went unanswered (msg, to publish it again with the same publish
+// ID; delay, to nak the original with).
 type retryMark struct {
 	stored bool
 	msg    *nats.Msg
@@ -107,7 +108,7 @@ func (p *Platform) ackOriginal(key string, m jetstream.Msg) func() error {
 
 // dropCopied leaves out of msgs, for the host not to hand a message over
 // twice, the originals it retried that came back: one whose copy is stored
-// is acked (its ack was lost); one whose copy's publish went unanswered
+// (or that it dead-lettered or dropped) is acked (its ack was lost); one whose copy's publish went unanswered
 // gets it published again, then is acked, or nak'd with its delay again
 // when the server still does not confirm it. It returns the rest of msgs.
 func (p *Platform) dropCopied(q *queueState, msgs []jetstream.Msg) []jetstream.Msg {
