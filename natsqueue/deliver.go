@@ -52,7 +52,7 @@ func (p *Platform) Deliver(ctx context.Context, queue string, handler func(hostb
 	if len(msgs) == 0 {
 		return hostbridge.DeliveryResult{}, false, err
 	}
-	d := p.newDelivery(q, s, p.dropOriginals(q, msgs))
+	d := p.newDelivery(q, s, p.dropOriginals(q, p.dropCopied(q, msgs)))
 	if len(d.taken) > 0 {
 		d.err = callHandler(handler, event{d.b})
 	}
@@ -208,6 +208,7 @@ func (p *Platform) newDelivery(q *queueState, s hostbridge.ConsumerSettings, msg
 	var hms []hostbridge.Message
 	for _, m := range msgs {
 		hm, tries := message(m)
+		tries -= p.heldBack(m)
 		if tries > s.MaxRetries+1 {
 			d.exhausted = append(d.exhausted, m)
 			continue
@@ -335,14 +336,13 @@ func (p *Platform) apply(q *queueState, acts []func() error) {
 
 // giveUp moves a message past MaxRetries to the dead-letter queue, or drops
 // it, and returns the ack that removes it, waiting for the server as for a
-// retry (a message brought back by an ack lost at Close would be counted
-// again). When the dead-letter queue cannot take it, it is retried a
+// retry (a message brought back by an ack lost would be counted again). When the dead-letter queue cannot take it, it is retried a
 // second later and dead-lettered on its next delivery.
 func (p *Platform) giveUp(d *delivery, m jetstream.Msg, hm hostbridge.Message, r *hostbridge.DeliveryResult) func() error {
 	dlq := d.s.DeadLetterQueue
 	if dlq == "" {
 		r.Dropped = append(r.Dropped, hm.ID)
-		return p.ackSync(m)
+		return p.settled(m)
 	}
 	if err := p.deadLetter(dlq, m, hm); err != nil {
 		p.log().Warn("natsqueue: dead-letter copy (retried in 1 s)", "queue", d.q.name, "id", hm.ID, "err", err)
@@ -350,13 +350,24 @@ func (p *Platform) giveUp(d *delivery, m jetstream.Msg, hm hostbridge.Message, r
 		return p.retry(m, 1)
 	}
 	r.DeadLettered = append(r.DeadLettered, hostbridge.DeadLetter{ID: hm.ID, Queue: dlq, Attempts: hm.Attempts})
-	return p.ackSync(m)
+	return p.settled(m)
+}
+
+// settled is the ack of m, dead-lettered or dropped, waiting for the
+// server; until it answers, the host remembers m, so that m, back because
+// the ack was lost, is acked again without being counted again (see
+// dropCopied).
+func (p *Platform) settled(m jetstream.Msg) func() error {
+	key := copyKey(m)
+	p.markRetried(key, &retryMark{stored: true})
+	return p.ackOriginal(key, m)
 }
 
 // deadLetter stores a copy of m on queue dlq: same ID, send time and body,
-// attempts from 1 again. Its message ID names the stream sequence it came
-// from, so a copy stored twice (the host died before the ack) is dropped
-// within the duplicate window.
+// attempts from 1 again, published again until confirmed as a retry copy
+// is. Its message ID names the stream sequence it came from, so a copy
+// stored twice (the host died before the ack) is dropped within the
+// duplicate window.
 func (p *Platform) deadLetter(dlq string, m jetstream.Msg, hm hostbridge.Message) error {
 	q, err := p.ensureQueue(context.Background(), dlq)
 	if err != nil {
@@ -368,14 +379,12 @@ func (p *Platform) deadLetter(dlq string, m jetstream.Msg, hm hostbridge.Message
 		o.dedupe = "dl:" + md.Stream + ":" + strconv.FormatUint(md.Sequence.Stream, 10)
 	}
 	msg, opts := q.names.natsMsg(o)
-	ctx, cancel := p.ctx()
-	defer cancel()
-	ack, err := p.js.PublishMsg(ctx, msg, opts...)
+	ack, lost, err := p.publishConfirmed(o.dedupe, msg, opts)
 	if p.unanswered(o.dedupe, err) {
 		return err
 	}
 	// A copy stored before was counted, unless its answer was lost.
-	if lost := p.answered(o.dedupe); !ack.Duplicate || lost {
+	if lostBefore := p.answered(o.dedupe); !ack.Duplicate || lost || lostBefore {
 		p.countSent(q, 1)
 	}
 	return nil

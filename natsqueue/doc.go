@@ -105,9 +105,16 @@
 //     would come back from a restart in whole seconds, early). The copy's
 //     publish ID names the original's stream sequence, so an original that
 //     comes back (its host died before the ack) and fails again stores no
-//     second copy. A copy the server refuses falls back to a nak with the
-//     delay (logged). Redeliveries with the same delay come back in no fixed
-//     order.
+//     second copy. A copy whose publish gets no answer (a server fault) is
+//     published again with the same publish ID until the server confirms it,
+//     for up to 5 x Options.Timeout; one still unconfirmed, or refused,
+//     falls back to a nak of the original with the delay (logged). The host
+//     remembers the originals it retried until their ack is confirmed: one
+//     that comes back (an ack lost, or the nak) never reaches a handler: it
+//     is acked when its copy is stored, or its copy is published again first
+//     (nak'd with the delay again if still unconfirmed). So, without a host
+//     crash, a message is never alive twice. Redeliveries with the same
+//     delay come back in no fixed order.
 //   - Attempts are those of the stored copy: they grow with each retry and
 //     never go back; a redelivery of the same copy (its host died holding
 //     it, or the server lost its record of the delivery) has the same
@@ -116,8 +123,11 @@
 //     copied to the DeadLetterQueue (same ID, send time and body; attempts
 //     start again at 1, as MemoryPlatform's; the copy's publish ID names the
 //     original's stream sequence, so a host that dies between the copy and
-//     the removal stores it once) and then acked (removed), waiting for the
-//     server's answer; without one it is acked so (dropped). A message that
+//     the removal stores it once; it is published again until confirmed, as
+//     a retry copy is) and then acked (removed), waiting for the
+//     server's answer; without one it is acked so (dropped). One back
+//     because that ack was lost is acked again, unseen and not counted
+//     again. A message that
 //     arrives already past MaxRetries+1 deliveries (its hosts died holding
 //     it, or lost the lease) is dead-lettered or dropped without reaching
 //     the handler, so a host that crashes on a message does not loop on it.
@@ -131,8 +141,11 @@
 //     original comes back with its attempts, unless the copy (attempts + 1)
 //     comes first: before a copy reaches a handler, the original it retries
 //     is removed from the stream (one request per retried message; normally
-//     the server answers that it is gone already), so attempts never go
-//     back. Nothing accepted is lost.
+//     the server answers that it is gone already: sequence not found), so
+//     attempts never go back. A copy whose original the server did not
+//     confirm gone (no answer, or unavailable) is held back, nak'd to come
+//     back a second later, past its due time; the host does not count that
+//     delivery toward MaxRetries. Nothing accepted is lost.
 //
 // # Counters and limits
 //

@@ -89,6 +89,12 @@ type Platform struct {
 	// uncounted are the publish IDs of dead-letter copies whose publish
 	// failed: stored or not, they are not counted as sent yet.
 	uncounted map[string]bool
+	// retried are the originals of retry copies, by the copy's publish ID,
+	// that may still be in the stream (see dropCopied).
+	retried map[string]*retryMark
+	// held counts the deliveries of retry copies, by their own copy key,
+	// that were held back rather than handed over (see dropOriginals).
+	held map[string]int
 
 	statsOnce sync.Mutex // guards stats
 	stats     jetstream.Stream
@@ -125,7 +131,8 @@ func Open(opts Options) (*Platform, error) {
 // configuration.
 func newPlatform(opts Options) *Platform {
 	return &Platform{opts: opts, settings: map[string]hostbridge.ConsumerSettings{}, queues: map[string]*queueState{},
-		limits: map[string]queueLimits{}, uncounted: map[string]bool{}, retryUnit: time.Second}
+		limits: map[string]queueLimits{}, uncounted: map[string]bool{}, retried: map[string]*retryMark{},
+		held: map[string]int{}, retryUnit: time.Second}
 }
 
 func (o Options) withDefaults() (Options, error) {

@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"hostbridge"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // TestRetryNotEarlyAfterReopen: messages retried with a 3 s delay, then a
@@ -58,39 +61,84 @@ func TestRetryNotEarlyAfterReopen(t *testing.T) {
 	}
 }
 
-// TestOriginalNotAfterItsCopy: a host that dies between storing a retry's
-// copy and acking the original (here: the ack is never sent, and the lease
-// lapses) leaves both on the stream; the copy, attempts 2, comes first and
-// removes the original, which never comes back with attempts 1.
+// TestOriginalNotAfterItsCopy: a retry's copy is stored but the original's
+// ack is never sent (the lease lapses), leaving both on the stream. A host
+// that died in between forgets it retried: the copy (delay 0), attempts 2,
+// comes first and removes the original. A host that lives remembers: the
+// original, back after AckWait (3 s) before its copy (delay 5 s), is acked
+// without reaching a handler. Either way, the original never comes back
+// with attempts 1.
 func TestOriginalNotAfterItsCopy(t *testing.T) {
-	p := openSingle(t)
-	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
-	send(t, p, `1`, 0)
-	q, err := p.ensureQueue(context.Background(), "q")
+	for _, c := range []struct {
+		forgets bool
+		delay   int
+	}{{true, 0}, {false, 5}} {
+		p := openSingle(t)
+		setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
+		send(t, p, `1`, 0)
+		storeCopyWithoutAck(t, p, "q", c.delay)
+		if c.forgets {
+			p.mu.Lock()
+			clear(p.retried)
+			p.mu.Unlock()
+		}
+		var attempts []int
+		deadline := time.Now().Add(p.opts.AckWait + time.Duration(c.delay+2)*time.Second)
+		for time.Now().Before(deadline) {
+			deliverWithin(t, p, "q", time.Until(deadline), func(ev hostbridge.Event) error {
+				for i, m := range ev.Batch().Messages() {
+					attempts = append(attempts, m.Attempts)
+					_ = hostbridge.AckQueueMessage(ev, i)
+				}
+				return nil
+			})
+		}
+		if fmt.Sprint(attempts) != "[2]" {
+			t.Errorf("%+v: deliveries with attempts %v, want [2]", c, attempts)
+		}
+	}
+}
+
+// storeCopyWithoutAck takes the one message on queue and stores its retry
+// copy with delay, never sending the original's ack.
+func storeCopyWithoutAck(t *testing.T, p *Platform, queue string, delay int) {
+	t.Helper()
+	q, err := p.ensureQueue(context.Background(), queue)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := p.startLease("q")
+	l := p.startLease(queue)
 	msgs, err := fetch(q.cons, l, 1, 5*time.Second)
 	l.end()
 	if err != nil || len(msgs) != 1 {
 		t.Fatal(msgs, err)
 	}
 	hm, tries := message(msgs[0])
-	_ = p.storeRetries(q, []retryCopy{{m: msgs[0], hm: hm, tries: tries}}) // the acks are never sent
-	var attempts []int
-	// AckWait is 3 s: the original would be back by then.
-	deadline := time.Now().Add(p.opts.AckWait + 2*time.Second)
-	for time.Now().Before(deadline) {
-		deliverWithin(t, p, "q", time.Until(deadline), func(ev hostbridge.Event) error {
-			for i, m := range ev.Batch().Messages() {
-				attempts = append(attempts, m.Attempts)
-				_ = hostbridge.AckQueueMessage(ev, i)
-			}
-			return nil
-		})
+	_ = p.storeRetries(q, []retryCopy{{m: msgs[0], hm: hm, tries: tries, delay: delay}}) // the acks are never sent
+}
+
+// TestAlreadyGone: the server's answer to deleting a message deleted
+// already reads as gone; a timeout, or "temporarily unavailable"
+// (10008), does not: the message may still be there.
+func TestAlreadyGone(t *testing.T) {
+	p := openSingle(t)
+	send(t, p, `1`, 0)
+	q, err := p.ensureQueue(context.Background(), "q")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if fmt.Sprint(attempts) != "[2]" {
-		t.Errorf("deliveries with attempts %v, want [2]", attempts)
+	if err := q.stream.DeleteMsg(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	again := q.stream.DeleteMsg(context.Background(), 1)
+	unavailable := fmt.Errorf("%w: %s", jetstream.ErrMsgDeleteUnsuccessful,
+		&jetstream.APIError{Code: 503, ErrorCode: 10008, Description: "JetStream system temporarily unavailable"})
+	for _, c := range []struct {
+		err  error
+		gone bool
+	}{{again, true}, {context.DeadlineExceeded, false}, {nats.ErrTimeout, false}, {unavailable, false}} {
+		if got := alreadyGone(c.err); got != c.gone {
+			t.Errorf("alreadyGone(%v) = %v, want %v", c.err, got, c.gone)
+		}
 	}
 }
