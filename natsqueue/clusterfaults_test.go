@@ -39,13 +39,9 @@ const (
 // going back nor past MaxRetries+1, no message handled more than
 // MaxRetries+1 times, the bounded queue never above its MaxPending, and a
 // new Platform reads exact counters from the cluster. -v logs a summary.
-//
-// It runs only when asked (-faults.cluster, or -faults.long): it finds
-// retries that live twice after a leader pause (see the README's fault
-// suite), so it is not yet part of the default run.
 func TestClusterProcessFaults(t *testing.T) {
-	if !*faultsCluster && !*faultsLong {
-		t.Skip("a cluster of processes under faults: run with -faults.cluster (one round) or -faults.long (five)")
+	if testing.Short() {
+		t.Skip("a cluster of processes under faults takes about a minute")
 	}
 	rounds := 1
 	if *faultsLong {

@@ -22,10 +22,7 @@ import (
 	"hostbridge"
 )
 
-var (
-	faultsLong    = flag.Bool("faults.long", false, "run the fault tests with many more faults (minutes)")
-	faultsCluster = flag.Bool("faults.cluster", false, "run TestClusterProcessFaults, one round (five with -faults.long)")
-)
+var faultsLong = flag.Bool("faults.long", false, "run the fault tests with many more faults (minutes)")
 
 // TestMain runs the test binary as a host process when NATSQUEUE_HOST
 // names a directory, so that the tests can SIGKILL a real process that
