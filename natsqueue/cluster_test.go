@@ -57,11 +57,7 @@ func leaderLoss(t *testing.T, c *cluster, p *Platform) {
 	waitDrained(t, p, "fo")
 	acked := l.acks()
 	want := hostbridge.QueueStats{Sent: int64(len(accepted) + 1), Delivered: acked, Acked: acked}
-	waitStats(t, p, "fo", want)
-	p.flushAll()
-	if s := openCluster(t, c).Stats("fo"); s != want {
-		t.Errorf("stats read from the cluster %+v, want %+v", s, want)
-	}
+	wantClusterStats(t, c, p, "fo", want)
 }
 
 // retriesAcrossFailover retries 20 messages with a 3 s delay, then stops
@@ -111,11 +107,7 @@ func retriesAcrossFailover(t *testing.T, c *cluster, p *Platform) {
 		}
 	}
 	want := hostbridge.QueueStats{Sent: 20, Delivered: 40, Acked: 20, Retried: 20}
-	waitStats(t, p, "rf", want)
-	p.flushAll()
-	if s := openCluster(t, c).Stats("rf"); s != want {
-		t.Errorf("stats read from the cluster %+v, want %+v", s, want)
-	}
+	wantClusterStats(t, c, p, "rf", want)
 }
 
 // counterLeaderLoss stops the leader of the counter stream while messages
@@ -151,9 +143,16 @@ func counterLeaderLoss(t *testing.T, c *cluster, p *Platform) {
 	c.waitJetStream()
 	acked := l.acks()
 	want := hostbridge.QueueStats{Sent: int64(len(accepted) + 1), Delivered: acked, Acked: acked}
-	waitStats(t, p, "cl", want)
+	wantClusterStats(t, c, p, "cl", want)
+}
+
+// wantClusterStats waits until p's counters of queue are want, stores
+// them, and checks that a new Platform reads the same from the cluster.
+func wantClusterStats(t *testing.T, c *cluster, p *Platform, queue string, want hostbridge.QueueStats) {
+	t.Helper()
+	waitStats(t, p, queue, want)
 	p.flushAll()
-	if s := openCluster(t, c).Stats("cl"); s != want {
+	if s := openCluster(t, c).Stats(queue); s != want {
 		t.Errorf("stats read from the cluster %+v, want %+v", s, want)
 	}
 }

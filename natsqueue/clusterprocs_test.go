@@ -49,10 +49,7 @@ func startProcCluster(t *testing.T) *procCluster {
 	t.Helper()
 	const n = 3
 	ports := freePorts(t, 2*n)
-	var routes []string
-	for i := range n {
-		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", ports[n+i]))
-	}
+	routes := routeURLs(ports[n:])
 	c := &procCluster{t: t, bin: buildNatsServer(t), procs: make([]*exec.Cmd, n)}
 	for i := range n {
 		dir := t.TempDir()

@@ -138,20 +138,11 @@ func sendSome(p *Platform, n int) int {
 // the server exactly what happened: Sent the sends that returned nil, and
 // Acked, Retried, DeadLettered and Dropped what the deliveries reported.
 func TestCountersExactUnderServerRestarts(t *testing.T) {
-	dir := t.TempDir()
-	port := freePorts(t, 1)[0]
-	s, err := startServer(dir, port)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { s.Shutdown() }()
+	srv := newRestartable(t)
 	o := testOptions()
-	o.URLs = []string{s.ClientURL()}
+	o.URLs = []string{srv.s.ClientURL()}
 	p := openBound(t, o)
-	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) {
-		s.MaxBatchTimeout, s.MaxRetries, s.DeadLetterQueue = 20*time.Millisecond, 1, "dlq"
-	})
-	setConsumer(t, p, "dlq", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 20 * time.Millisecond })
+	deadLettering(t, p, 20*time.Millisecond)
 	var r results
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -163,9 +154,7 @@ func TestCountersExactUnderServerRestarts(t *testing.T) {
 	go func() { accepted <- sendSome(p, 400) }()
 	for range 2 {
 		time.Sleep(300 * time.Millisecond)
-		s.Shutdown()
-		s.WaitForShutdown()
-		s = restartServer(t, dir, port)
+		srv.restart()
 	}
 	sent := <-accepted
 	waitDrained(t, p, "q", "dlq")

@@ -141,20 +141,11 @@ func runConsumers(t *testing.T, p *Platform, l *ledger, queues ...string) {
 // message is delivered (a poison one dead-lettered), a delayed one too, none
 // lost; duplicates only as at-least-once allows, and counted.
 func TestServerRestart(t *testing.T) {
-	dir := t.TempDir()
-	port := freePorts(t, 1)[0]
-	s, err := startServer(dir, port)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { s.Shutdown() }()
+	srv := newRestartable(t)
 	o := testOptions()
-	o.URLs = []string{s.ClientURL()}
+	o.URLs = []string{srv.s.ClientURL()}
 	p := openWith(t, o)
-	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) {
-		s.MaxBatchTimeout, s.MaxRetries, s.DeadLetterQueue = 50*time.Millisecond, 1, "dlq"
-	})
-	setConsumer(t, p, "dlq", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 50 * time.Millisecond })
+	deadLettering(t, p, 50*time.Millisecond)
 	sentDelayed := time.Now()
 	send(t, p, `"delayed"`, 2)
 	send(t, p, `"poison"`, 0)
@@ -168,14 +159,48 @@ func TestServerRestart(t *testing.T) {
 		close(done)
 	}()
 	time.Sleep(300 * time.Millisecond)
-	s.Shutdown()
-	s.WaitForShutdown()
-	s = restartServer(t, dir, port)
+	srv.restart()
 	<-done
 	dup := l.waitSeen(t, append(accepted, `"delayed"`, `dlq:"poison"`), 30*time.Second)
 	t.Logf("%d accepted, %d sends failed while the server was down, %d duplicate deliveries", len(accepted), failed, dup)
 	l.notEarly(t, `"delayed"`, sentDelayed.Add(2*time.Second))
 	waitDrained(t, p, "q", "dlq")
+}
+
+// restartable is a single-node server a test stops and starts again on the
+// same store and port; it is shut down when the test ends.
+type restartable struct {
+	t    *testing.T
+	dir  string
+	port int
+	s    *server.Server
+}
+
+func newRestartable(t *testing.T) *restartable {
+	r := &restartable{t: t, dir: t.TempDir(), port: freePorts(t, 1)[0]}
+	var err error
+	if r.s, err = startServer(r.dir, r.port); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.s.Shutdown() })
+	return r
+}
+
+// restart stops the server and starts it again on its store and port.
+func (r *restartable) restart() {
+	r.s.Shutdown()
+	r.s.WaitForShutdown()
+	r.s = restartServer(r.t, r.dir, r.port)
+}
+
+// deadLettering sets queue q to dead-letter to dlq after one retry, both
+// filling batches for at most timeout.
+func deadLettering(t *testing.T, p *Platform, timeout time.Duration) {
+	t.Helper()
+	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) {
+		s.MaxBatchTimeout, s.MaxRetries, s.DeadLetterQueue = timeout, 1, "dlq"
+	})
+	setConsumer(t, p, "dlq", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = timeout })
 }
 
 // restartServer starts the embedded server again on dir and port, trying

@@ -90,16 +90,22 @@ func startCluster(t testing.TB) *cluster {
 	return startClusterWith(t, nil)
 }
 
+// routeURLs are the cluster URLs of nodes on 127.0.0.1 at ports.
+func routeURLs(ports []int) []string {
+	var routes []string
+	for _, port := range ports {
+		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", port))
+	}
+	return routes
+}
+
 // startClusterWith starts a cluster whose nodes' options secure edits; a
 // client connects with client.
 func startClusterWith(t testing.TB, secure func(*server.Options), client ...nats.Option) *cluster {
 	t.Helper()
 	const n = 3
 	ports := freePorts(t, 2*n)
-	var routes []string
-	for i := range n {
-		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", ports[n+i]))
-	}
+	routes := routeURLs(ports[n:])
 	c := &cluster{t: t, servers: make([]*server.Server, n), client: client}
 	for i := range n {
 		c.opts = append(c.opts, &server.Options{
