@@ -54,8 +54,11 @@ func Mount(backing, mnt string) (*FS, error) {
 	data := &fs.LoopbackRoot{Path: backing, Dev: uint64(st.Dev)}
 	root := &node{LoopbackNode: &fs.LoopbackNode{RootData: data}, fs: f}
 	data.RootNode = root
-	zero := time.Duration(0) // the kernel asks again every time: no stale size
-	server, err := fs.Mount(mnt, root, &fs.Options{EntryTimeout: &zero, AttrTimeout: &zero, NegativeTimeout: &zero,
+	// The kernel keeps names and attributes for a second: every change goes
+	// through this mount, and a write or truncation drops the size and
+	// times it kept, so what it keeps is never stale.
+	keep := time.Second
+	server, err := fs.Mount(mnt, root, &fs.Options{EntryTimeout: &keep, AttrTimeout: &keep, NegativeTimeout: &keep,
 		MountOptions: fuse.MountOptions{DirectMountStrict: true, FsName: backing, Name: "lazyfs"}})
 	if err != nil {
 		return nil, fmt.Errorf("lazyfs: mount %s: %w", mnt, err)
