@@ -27,8 +27,9 @@ import (
 // another, has its name in the backing directory at once, with only the
 // data that was synced. Cut simulates the power loss.
 //
-// Not modelled, and refused: fallocate, O_TMPFILE, ioctl and statx (the
-// kernel falls back to getattr).
+// Not modelled, and refused: fallocate, O_TMPFILE, ioctl, copy_file_range
+// (callers fall back to reads and writes) and statx (the kernel falls back
+// to getattr).
 type FS struct {
 	mnt    string
 	server *fuse.Server
