@@ -32,8 +32,16 @@
 //     that started after the server acknowledged the message. An R1 file
 //     store writes a message to its block file before it acknowledges it
 //     (flush in place), so that sync covers it. One sync runs at a time and
-//     serves every publish waiting when it starts. Acks are not synced: an
-//     ack lost to a power cut is a redelivery, as at least once allows.
+//     serves every publish waiting when it starts. Creating or updating a
+//     stream or consumer (a queue's first use by a Platform, SetLimits)
+//     waits for such a sync too: the server writes their config files anew,
+//     a file renamed over the old one without a sync, and a power loss
+//     before the next sync can leave them empty, so that the server
+//     opened again does not know the stream (natsqueue creates it
+//     again, its messages recovered, its SetLimits bound lost). A power loss
+//     in the middle of such an update can still do that. Acks are not
+//     synced: an ack lost to a power cut is a redelivery, as at least once
+//     allows.
 //     Options.SyncInterval > 0 gives the server's periodic sync instead, at
 //     that interval: faster, and a power loss can lose what was answered
 //     in that window. Where this is not Linux, the strong policy is the

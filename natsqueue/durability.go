@@ -56,13 +56,28 @@ func (g *groupSync) loop() {
 	}
 }
 
-// syncedJS is a JetStream whose publishes are answered only once the store
-// holding them is synced: the server stores a message (written to its
-// file, not synced) before it acknowledges it, and a sync that starts after
-// the acknowledgement covers it.
+// syncedJS is a JetStream whose publishes, and creations and updates of
+// streams and consumers, are answered only once the store holding them is
+// synced: the server stores a message (written to its file, not synced)
+// before it acknowledges it, and writes a stream's or consumer's config
+// files before it answers, and a sync that starts after the answer covers
+// them.
 type syncedJS struct {
 	jetstream.JetStream
 	g *groupSync
+}
+
+// afterSync returns v, the answer of a call that changed the store, once a
+// sync that started after it has finished.
+func afterSync[T any](g *groupSync, v T, err error) (T, error) {
+	if err == nil {
+		err = g.wait()
+	}
+	if err != nil {
+		var none T
+		return none, err
+	}
+	return v, nil
 }
 
 func (s syncedJS) Publish(ctx context.Context, subj string, data []byte, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
@@ -71,13 +86,22 @@ func (s syncedJS) Publish(ctx context.Context, subj string, data []byte, opts ..
 
 func (s syncedJS) PublishMsg(ctx context.Context, m *nats.Msg, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
 	ack, err := s.JetStream.PublishMsg(ctx, m, opts...)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.g.wait(); err != nil {
-		return nil, err
-	}
-	return ack, nil
+	return afterSync(s.g, ack, err)
+}
+
+func (s syncedJS) CreateOrUpdateStream(ctx context.Context, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
+	st, err := s.JetStream.CreateOrUpdateStream(ctx, cfg)
+	return afterSync(s.g, st, err)
+}
+
+func (s syncedJS) UpdateStream(ctx context.Context, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
+	st, err := s.JetStream.UpdateStream(ctx, cfg)
+	return afterSync(s.g, st, err)
+}
+
+func (s syncedJS) CreateOrUpdateConsumer(ctx context.Context, stream string, cfg jetstream.ConsumerConfig) (jetstream.Consumer, error) {
+	c, err := s.JetStream.CreateOrUpdateConsumer(ctx, stream, cfg)
+	return afterSync(s.g, c, err)
 }
 
 func (s syncedJS) PublishAsync(subj string, data []byte, opts ...jetstream.PublishOpt) (jetstream.PubAckFuture, error) {

@@ -24,17 +24,28 @@ import (
 
 var faultsLong = flag.Bool("faults.long", false, "run the fault tests with many more faults (minutes)")
 
-// TestMain runs the test binary as a host process when NATSQUEUE_HOST
-// names a directory, so that the tests can SIGKILL a real process that
-// holds the embedded server.
-func TestMain(m *testing.M) {
-	if dir := os.Getenv("NATSQUEUE_HOST"); dir != "" {
+// hosts are the host processes the test binary can be, by the environment
+// variable that makes it one: each runs with the variable's value (a
+// directory), so that the tests can SIGKILL a real process that holds the
+// embedded server.
+var hosts = map[string]func(dir string) error{
+	"NATSQUEUE_HOST": func(dir string) error {
 		n, _ := strconv.Atoi(os.Getenv("NATSQUEUE_HOST_SEND"))
-		if err := runHost(dir, n); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+		return runHost(dir, n)
+	},
+}
+
+// TestMain runs the test binary as a host process when one of hosts'
+// variables is set, else runs the tests.
+func TestMain(m *testing.M) {
+	for env, run := range hosts {
+		if dir := os.Getenv(env); dir != "" {
+			if err := run(dir); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			os.Exit(0)
 		}
-		os.Exit(0)
 	}
 	flag.Parse()
 	os.Exit(m.Run())

@@ -85,7 +85,7 @@ func (p *Platform) ensureQueue(ctx context.Context, queue string) (*queueState, 
 	if err != nil {
 		return nil, fmt.Errorf("stream %s: %w", n.stream, err)
 	}
-	q.cons, err = q.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+	q.cons, err = p.js.CreateOrUpdateConsumer(ctx, n.stream, jetstream.ConsumerConfig{
 		Durable:       n.consumer,
 		FilterSubject: n.ready,
 		AckPolicy:     jetstream.AckExplicitPolicy,
