@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 )
 
@@ -33,9 +34,40 @@ func newStoreSyncer(dir string) *storeSyncer {
 }
 
 // sync fsyncs every file and directory under the store that changed, and
-// returns the first error (a file removed meanwhile is no error).
+// returns the first error (a file removed meanwhile is no error). The
+// changed files are synced at once, each in its own goroutine, so that the
+// file system can write them in one journal commit; syncing them one after
+// the other took a commit each.
 func (s *storeSyncer) sync() error {
-	return filepath.WalkDir(s.dir, func(path string, d fs.DirEntry, err error) error {
+	changed, err := s.changed()
+	if err != nil {
+		return err
+	}
+	errs := make([]error, len(changed))
+	var wg sync.WaitGroup
+	for i, c := range changed {
+		wg.Go(func() { errs[i] = ignoreGone(fsync(c.path)) })
+	}
+	wg.Wait()
+	for i, c := range changed {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		s.seen[c.path] = c.stamp
+	}
+	return nil
+}
+
+type change struct {
+	path  string
+	stamp stamp
+}
+
+// changed lists the files and directories under the store whose stamp
+// changed since their last sync.
+func (s *storeSyncer) changed() ([]change, error) {
+	var changed []change
+	err := filepath.WalkDir(s.dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return ignoreGone(err)
 		}
@@ -51,15 +83,12 @@ func (s *storeSyncer) sync() error {
 			return nil
 		}
 		now := stamp{ino: int64(st.Ino), size: st.Size, mtime: st.Mtim}
-		if s.seen[path] == now {
-			return nil
+		if s.seen[path] != now {
+			changed = append(changed, change{path, now})
 		}
-		if err := fsync(path); err != nil {
-			return ignoreGone(err)
-		}
-		s.seen[path] = now
 		return nil
 	})
+	return changed, err
 }
 
 // fsync writes path's data and metadata to disk and waits for it.
