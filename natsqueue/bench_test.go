@@ -26,14 +26,22 @@ const (
 // BenchmarkSendDeliverAck measures messages/s from send to ack through
 // natsqueue, and through a plain nats.go loop (publish → fetch → ack) on the
 // same server in the same run: one producer sending one message at a time,
-// one consumer, on an embedded R1 file-store server and on a 3-node R3
-// cluster.
+// one consumer, on an embedded R1 file-store server under both sync
+// policies (R1: each publish answered after a store sync, both loops; R1-2m:
+// nats-server's periodic sync) and on a 3-node R3 cluster.
 func BenchmarkSendDeliverAck(b *testing.B) {
-	b.Run("R1", func(b *testing.B) {
-		p := openSingle(b)
-		b.Run("natsqueue", func(b *testing.B) { benchNatsqueue(b, p) })
-		b.Run("plain", func(b *testing.B) { benchPlain(b, p, 1) })
-	})
+	for _, r1 := range []struct {
+		name  string
+		every time.Duration
+	}{{"R1", 0}, {"R1-2m", 2 * time.Minute}} {
+		b.Run(r1.name, func(b *testing.B) {
+			o := testOptions()
+			o.StoreDir, o.SyncInterval = b.TempDir(), r1.every
+			p := openWith(b, o)
+			b.Run("natsqueue", func(b *testing.B) { benchNatsqueue(b, p) })
+			b.Run("plain", func(b *testing.B) { benchPlain(b, p, 1) })
+		})
+	}
 	b.Run("R3", func(b *testing.B) {
 		p := openCluster(b, startCluster(b))
 		b.Run("natsqueue", func(b *testing.B) { benchNatsqueue(b, p) })
