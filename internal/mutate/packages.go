@@ -40,8 +40,8 @@ var pkgs = map[string]pkg{
 		files:       "durability.go,sync_linux.go,pending.go,retry.go",
 		equivalents: "natsqueue/mutate-equivalent.txt",
 		subsets: map[string]subset{
-			"durability.go": {"^(TestSendWaitsForSync|TestSyncPolicy|TestPowerCut)$", ""},
-			"sync_linux.go": {"^(TestSendWaitsForSync|TestSyncPolicy|TestPowerCut)$", ""},
+			"durability.go": {"^(TestGroupSync|TestSendWaitsForSync|TestSyncPolicy|TestPowerCut)$", ""},
+			"sync_linux.go": {"^(TestStoreSyncer|TestSendWaitsForSync|TestSyncPolicy|TestPowerCut)$", ""},
 			"pending.go":    {"^(TestMaxPending.*|TestLimits|TestDroppedAfterReopen|TestStatsSurviveReopen|TestCountsStoredOnce)$", ""},
 			"retry.go":      {"^(TestRetry.*|TestOriginalNotAfterItsCopy|TestAlreadyGone|TestMaxRetriesDeadLetter|TestExhaustedSkipsHandler)$", ""},
 		},
