@@ -19,7 +19,7 @@ var ErrQueueFull = errors.New("queue is full: too many messages pending")
 // nobody consumes. Stats counts the discarded ones as Dropped.
 func (p *Platform) SetLimits(queue string, maxPending, maxMsgs int) error {
 	if maxPending < 0 || maxMsgs < 0 {
-		return errors.New("natsqueue: limits must not be negative")
+		return errors.New(msgNegativeLimits)
 	}
 	p.mu.Lock()
 	p.limits[queue] = queueLimits{maxPending: int64(maxPending), maxMsgs: int64(maxMsgs)}

@@ -42,7 +42,7 @@ var pkgs = map[string]pkg{
 		subsets: map[string]subset{
 			"durability.go": {"^(TestGroupSync|TestSendWaitsForSync|TestSyncPolicy|TestPowerCut)$", ""},
 			"sync_linux.go": {"^(TestStoreSyncer|TestSendWaitsForSync|TestSyncPolicy|TestPowerCut)$", ""},
-			"pending.go":    {"^(TestMaxPending.*|TestLimits|TestDroppedAfterReopen|TestStatsSurviveReopen|TestCountsStoredOnce)$", ""},
+			"pending.go":    {"^(TestMaxPending.*|TestLimits.*|TestDroppedAfterReopen|TestStatsSurviveReopen|TestCountsStoredOnce)$", ""},
 			"retry.go":      {"^(TestRetry.*|TestOriginalNotAfterItsCopy|TestAlreadyGone|TestMaxRetriesDeadLetter|TestExhaustedSkipsHandler)$", ""},
 		},
 	},
