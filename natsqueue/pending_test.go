@@ -72,7 +72,8 @@ func TestLimitsNotNegative(t *testing.T) {
 }
 
 // TestLimitsOnAQueueInUse: a queue already in use bounded to 1 message
-// keeps the newest and counts the others as Dropped.
+// keeps the newest and counts the others as Dropped; once the bound is
+// lifted they are still counted, and the queue keeps what it is sent.
 func TestLimitsOnAQueueInUse(t *testing.T) {
 	p := openSingle(t)
 	for _, b := range []string{`1`, `2`, `3`} {
@@ -82,6 +83,16 @@ func TestLimitsOnAQueueInUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitStats(t, p, "q", hostbridge.QueueStats{Sent: 3, Pending: 1, Dropped: 2})
+	send(t, p, `4`, 0)
+	send(t, p, `5`, 0)
+	if err := p.SetLimits("q", 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Stats("q"); s.Dropped != 4 {
+		t.Errorf("the bound lifted: %+v, want Dropped 4", s)
+	}
+	send(t, p, `6`, 0)
+	waitStats(t, p, "q", hostbridge.QueueStats{Sent: 6, Pending: 2, Dropped: 4})
 }
 
 // TestMaxPendingAfterFailedSend: a send that failed once its message was
