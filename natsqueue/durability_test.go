@@ -191,3 +191,12 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 	}
 }
+
+// setSync makes f g's store sync and returns the one it replaces.
+func setSync(g *groupSync, f func() error) func() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	old := g.sync
+	g.sync = f
+	return old
+}

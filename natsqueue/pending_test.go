@@ -107,16 +107,11 @@ func TestMaxPendingAfterFailedSend(t *testing.T) {
 	if err := p.SetLimits("q", 2, 0); err != nil {
 		t.Fatal(err)
 	}
-	js.g.mu.Lock()
-	real := js.g.sync
-	js.g.sync = func() error { return errors.New("the disk is gone") }
-	js.g.mu.Unlock()
+	real := setSync(js.g, func() error { return errors.New("the disk is gone") })
 	if err := p.Send(context.Background(), "Q", []byte(`1`), hostbridge.SendOptions{ContentType: "json"}); err == nil {
 		t.Fatal("a send whose sync failed succeeded")
 	}
-	js.g.mu.Lock()
-	js.g.sync = real
-	js.g.mu.Unlock()
+	setSync(js.g, real)
 	send(t, p, `2`, 0)
 	err := p.Send(context.Background(), "Q", []byte(`3`), hostbridge.SendOptions{ContentType: "json"})
 	if n := streamMsgs(t, p, "q"); !errors.Is(err, ErrQueueFull) || n != 2 {

@@ -2,7 +2,10 @@ package natsqueue
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -140,5 +143,45 @@ func TestAlreadyGone(t *testing.T) {
 		if got := alreadyGone(c.err); got != c.gone {
 			t.Errorf("alreadyGone(%v) = %v, want %v", c.err, got, c.gone)
 		}
+	}
+}
+
+// TestRetryCopyUnconfirmed: a retry copy the server does not confirm
+// within the patience (here the store's sync fails) is logged and falls
+// back to a nak of the original with the delay; when the original comes
+// back, the copy is published again (under the same publish ID: stored
+// once) and the original acked without reaching a handler. The message
+// comes back once, with attempts 2.
+func TestRetryCopyUnconfirmed(t *testing.T) {
+	var logs logBuffer
+	o := testOptions()
+	o.StoreDir, o.Timeout, o.Logger = t.TempDir(), 500*time.Millisecond, slog.New(slog.NewTextHandler(&logs, nil))
+	p := openWith(t, o)
+	js, ok := p.js.(syncedJS)
+	if !ok {
+		t.Skip("only where natsqueue syncs the store itself")
+	}
+	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
+	send(t, p, `1`, 0)
+	real := setSync(js.g, func() error { return errors.New("the disk is gone") })
+	r, _ := deliverWithin(t, p, "q", 10*time.Second, func(ev hostbridge.Event) error {
+		return hostbridge.RetryQueueMessage(ev, 0, 1)
+	})
+	setSync(js.g, real)
+	if len(r.Retried) != 1 || !strings.Contains(logs.String(), "natsqueue: retry copy (nak instead)") {
+		t.Fatalf("result %+v; log %q", r, logs.String())
+	}
+	var attempts []int
+	for deadline := time.Now().Add(p.opts.AckWait + 3*time.Second); time.Now().Before(deadline); {
+		deliverWithin(t, p, "q", time.Until(deadline), func(ev hostbridge.Event) error {
+			for i, m := range ev.Batch().Messages() {
+				attempts = append(attempts, m.Attempts)
+				_ = hostbridge.AckQueueMessage(ev, i)
+			}
+			return nil
+		})
+	}
+	if fmt.Sprint(attempts) != "[2]" {
+		t.Errorf("deliveries with attempts %v, want [2]", attempts)
 	}
 }
