@@ -85,17 +85,7 @@ func TestOriginalNotAfterItsCopy(t *testing.T) {
 			clear(p.retried)
 			p.mu.Unlock()
 		}
-		var attempts []int
-		deadline := time.Now().Add(p.opts.AckWait + time.Duration(c.delay+2)*time.Second)
-		for time.Now().Before(deadline) {
-			deliverWithin(t, p, "q", time.Until(deadline), func(ev hostbridge.Event) error {
-				for i, m := range ev.Batch().Messages() {
-					attempts = append(attempts, m.Attempts)
-					_ = hostbridge.AckQueueMessage(ev, i)
-				}
-				return nil
-			})
-		}
+		attempts := attemptsWithin(t, p, p.opts.AckWait+time.Duration(c.delay+2)*time.Second)
 		if fmt.Sprint(attempts) != "[2]" {
 			t.Errorf("%+v: deliveries with attempts %v, want [2]", c, attempts)
 		}
@@ -171,8 +161,17 @@ func TestRetryCopyUnconfirmed(t *testing.T) {
 	if len(r.Retried) != 1 || !strings.Contains(logs.String(), "natsqueue: retry copy (nak instead)") {
 		t.Fatalf("result %+v; log %q", r, logs.String())
 	}
+	if attempts := attemptsWithin(t, p, p.opts.AckWait+3*time.Second); fmt.Sprint(attempts) != "[2]" {
+		t.Errorf("deliveries with attempts %v, want [2]", attempts)
+	}
+}
+
+// attemptsWithin delivers q for d, acking every message, and returns the
+// attempts of each message delivered, in order.
+func attemptsWithin(t *testing.T, p *Platform, d time.Duration) []int {
+	t.Helper()
 	var attempts []int
-	for deadline := time.Now().Add(p.opts.AckWait + 3*time.Second); time.Now().Before(deadline); {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); {
 		deliverWithin(t, p, "q", time.Until(deadline), func(ev hostbridge.Event) error {
 			for i, m := range ev.Batch().Messages() {
 				attempts = append(attempts, m.Attempts)
@@ -181,7 +180,5 @@ func TestRetryCopyUnconfirmed(t *testing.T) {
 			return nil
 		})
 	}
-	if fmt.Sprint(attempts) != "[2]" {
-		t.Errorf("deliveries with attempts %v, want [2]", attempts)
-	}
+	return attempts
 }
