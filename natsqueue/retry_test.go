@@ -137,11 +137,12 @@ func TestAlreadyGone(t *testing.T) {
 }
 
 // TestRetryCopyUnconfirmed: a retry copy the server does not confirm
-// within the patience (here the store's sync fails) is logged and falls
-// back to a nak of the original with the delay; when the original comes
-// back, the copy is published again (under the same publish ID: stored
-// once) and the original acked without reaching a handler. The message
-// comes back once, with attempts 2.
+// within the patience (here the store's sync fails after the server
+// stored it) is logged and falls back to a nak of the original with the
+// delay. Whichever comes back first, the copy (which then removes the
+// original) or the original (acked once its copy is published again under
+// the same publish ID), the message is handed over once, with attempts 2,
+// and neither stays in the stream.
 func TestRetryCopyUnconfirmed(t *testing.T) {
 	var logs logBuffer
 	o := testOptions()
@@ -163,6 +164,9 @@ func TestRetryCopyUnconfirmed(t *testing.T) {
 	}
 	if attempts := attemptsWithin(t, p, p.opts.AckWait+3*time.Second); fmt.Sprint(attempts) != "[2]" {
 		t.Errorf("deliveries with attempts %v, want [2]", attempts)
+	}
+	if n := streamMsgs(t, p, "q"); n != 0 {
+		t.Errorf("the stream still holds %d messages", n)
 	}
 }
 
