@@ -92,6 +92,35 @@ func TestOriginalNotAfterItsCopy(t *testing.T) {
 	}
 }
 
+// TestOriginalAckedWhenBack: a host that stored a retry's copy (due in
+// 30 s) but whose ack of the original never reached the server
+// remembers it: the original, back after AckWait, is acked there and then
+// without reaching a handler, and forgotten; the copy stays, to come when
+// it is due.
+func TestOriginalAckedWhenBack(t *testing.T) {
+	p := openSingle(t)
+	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
+	send(t, p, `1`, 0)
+	storeCopyWithoutAck(t, p, "q", 30)
+	deliverWithin(t, p, "q", p.opts.AckWait+2*time.Second, func(ev hostbridge.Event) error {
+		t.Errorf("a handler got %v", bodies(ev))
+		return nil
+	})
+	q, err := p.ensureQueue(context.Background(), "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.stream.GetMsg(context.Background(), 1); !errors.Is(err, jetstream.ErrMsgNotFound) {
+		t.Errorf("the original (sequence 1) after it came back: %v", err)
+	}
+	p.mu.Lock()
+	marks := len(p.retried)
+	p.mu.Unlock()
+	if n := streamMsgs(t, p, "q"); n != 1 || marks != 0 {
+		t.Errorf("the stream holds %d messages (want the copy alone); %d retried originals remembered", n, marks)
+	}
+}
+
 // storeCopyWithoutAck takes the one message on queue and stores its retry
 // copy with delay, never sending the original's ack.
 func storeCopyWithoutAck(t *testing.T, p *Platform, queue string, delay int) {
