@@ -125,6 +125,14 @@ func TestOriginalAckedWhenBack(t *testing.T) {
 // copy with delay, never sending the original's ack.
 func storeCopyWithoutAck(t *testing.T, p *Platform, queue string, delay int) {
 	t.Helper()
+	q, m := takeOne(t, p, queue)
+	hm, tries := message(m)
+	_ = p.storeRetries(q, []retryCopy{{m: m, hm: hm, tries: tries, delay: delay}}) // the acks are never sent
+}
+
+// takeOne takes the one message on queue, outside any delivery.
+func takeOne(t *testing.T, p *Platform, queue string) (*queueState, jetstream.Msg) {
+	t.Helper()
 	q, err := p.ensureQueue(context.Background(), queue)
 	if err != nil {
 		t.Fatal(err)
@@ -135,8 +143,25 @@ func storeCopyWithoutAck(t *testing.T, p *Platform, queue string, delay int) {
 	if err != nil || len(msgs) != 1 {
 		t.Fatal(msgs, err)
 	}
-	hm, tries := message(msgs[0])
-	_ = p.storeRetries(q, []retryCopy{{m: msgs[0], hm: hm, tries: tries, delay: delay}}) // the acks are never sent
+	return q, msgs[0]
+}
+
+// TestDeadLetterCopyCountedOnce: a dead-letter copy stored a second time
+// (its original came back: the host died before its ack) is dropped as a
+// duplicate within the window and counted once.
+func TestDeadLetterCopyCountedOnce(t *testing.T) {
+	p := openSingle(t)
+	send(t, p, `1`, 0)
+	_, m := takeOne(t, p, "q")
+	hm, _ := message(m)
+	for range 2 {
+		if err := p.deadLetter("dlq", m, hm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := p.Stats("dlq"); s.Sent != 1 || s.Pending != 1 {
+		t.Errorf("dlq stats %+v, want Sent 1, Pending 1", s)
+	}
 }
 
 // TestAlreadyGone: the server's answer to deleting a message deleted
