@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -148,7 +149,10 @@ func takeOne(t *testing.T, p *Platform, queue string) (*queueState, jetstream.Ms
 
 // TestDeadLetterCopyCountedOnce: a dead-letter copy stored a second time
 // (its original came back: the host died before its ack) is dropped as a
-// duplicate within the window and counted once.
+// duplicate within the window and counted once; one whose first publish
+// went unanswered though the server stored it (here the store's sync
+// failed once) is published again, answered as a duplicate, and counted
+// once too.
 func TestDeadLetterCopyCountedOnce(t *testing.T) {
 	p := openSingle(t)
 	send(t, p, `1`, 0)
@@ -161,6 +165,29 @@ func TestDeadLetterCopyCountedOnce(t *testing.T) {
 	}
 	if s := p.Stats("dlq"); s.Sent != 1 || s.Pending != 1 {
 		t.Errorf("dlq stats %+v, want Sent 1, Pending 1", s)
+	}
+	js, ok := p.js.(syncedJS)
+	if !ok {
+		return // the server syncs; a publish cannot be stored yet unanswered here
+	}
+	send(t, p, `2`, 0)
+	_, m = takeOne(t, p, "q")
+	hm, _ = message(m)
+	var failed atomic.Bool
+	js.g.mu.Lock()
+	real := js.g.sync
+	js.g.mu.Unlock()
+	setSync(js.g, func() error {
+		if failed.CompareAndSwap(false, true) {
+			return errors.New("the disk is gone")
+		}
+		return real()
+	})
+	if err := p.deadLetter("dlq", m, hm); err != nil || !failed.Load() {
+		t.Fatalf("%v (a sync failed: %v)", err, failed.Load())
+	}
+	if s := p.Stats("dlq"); s.Sent != 2 || s.Pending != 2 {
+		t.Errorf("dlq stats %+v, want Sent 2, Pending 2", s)
 	}
 }
 
