@@ -3,6 +3,7 @@ package natsqueue
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -199,4 +200,20 @@ func setSync(g *groupSync, f func() error) func() error {
 	old := g.sync
 	g.sync = f
 	return old
+}
+
+// failSyncOnce makes g's next store sync fail; what it returns says
+// whether one did.
+func failSyncOnce(g *groupSync) *atomic.Bool {
+	g.mu.Lock()
+	real := g.sync
+	g.mu.Unlock()
+	failed := new(atomic.Bool)
+	setSync(g, func() error {
+		if failed.CompareAndSwap(false, true) {
+			return errors.New("the disk is gone")
+		}
+		return real()
+	})
+	return failed
 }

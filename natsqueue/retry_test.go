@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -173,16 +172,7 @@ func TestDeadLetterCopyCountedOnce(t *testing.T) {
 	send(t, p, `2`, 0)
 	_, m = takeOne(t, p, "q")
 	hm, _ = message(m)
-	var failed atomic.Bool
-	js.g.mu.Lock()
-	real := js.g.sync
-	js.g.mu.Unlock()
-	setSync(js.g, func() error {
-		if failed.CompareAndSwap(false, true) {
-			return errors.New("the disk is gone")
-		}
-		return real()
-	})
+	failed := failSyncOnce(js.g)
 	if err := p.deadLetter("dlq", m, hm); err != nil || !failed.Load() {
 		t.Fatalf("%v (a sync failed: %v)", err, failed.Load())
 	}
@@ -266,4 +256,39 @@ func attemptsWithin(t *testing.T, p *Platform, d time.Duration) []int {
 		})
 	}
 	return attempts
+}
+
+// TestPublishConfirmed: a publish the server refuses (an API error 4xx,
+// here a wrong last sequence) is not published again; one with no publish
+// ID is published once, answered or not (here its sync fails); one with an
+// ID whose answer was lost (its sync failed once) is published again,
+// answered as a duplicate, and says an earlier publish went unanswered.
+func TestPublishConfirmed(t *testing.T) {
+	o := testOptions()
+	o.StoreDir, o.Timeout = t.TempDir(), 200*time.Millisecond
+	p := openWith(t, o)
+	q, err := p.ensureQueue(context.Background(), "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := func() *nats.Msg { return &nats.Msg{Subject: q.names.ready, Data: []byte(`1`)} }
+	var api *jetstream.APIError
+	_, lost, err := p.publishConfirmed("k1", msg(), []jetstream.PublishOpt{jetstream.WithExpectLastSequence(999)})
+	if !errors.As(err, &api) || api.Code != 400 || lost {
+		t.Errorf("refused: %v (lost %v), want a 400 at once", err, lost)
+	}
+	js, ok := p.js.(syncedJS)
+	if !ok {
+		return // the server syncs; a publish cannot be stored yet unanswered here
+	}
+	real := setSync(js.g, func() error { return errors.New("the disk is gone") })
+	if _, lost, err = p.publishConfirmed("", msg(), nil); err == nil || lost {
+		t.Errorf("no publish ID, unanswered: %v (lost %v), want the error at once", err, lost)
+	}
+	setSync(js.g, real)
+	failSyncOnce(js.g)
+	ack, lost, err := p.publishConfirmed("k3", msg(), []jetstream.PublishOpt{jetstream.WithMsgID("k3")})
+	if err != nil || ack == nil || !ack.Duplicate || !lost {
+		t.Errorf("publish ID, first answer lost: %+v, %v (lost %v), want a duplicate, lost", ack, err, lost)
+	}
 }
