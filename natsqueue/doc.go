@@ -180,8 +180,9 @@
 // other sends hold, so one Platform never takes a queue past it (several
 // Platforms may, by what each sent within 100 ms). It bounds a stream's
 // size too (the oldest messages discarded, for a dead-letter queue nobody
-// consumes; Stats counts them as Dropped); the bound is kept on the stream,
-// so a queue opened again has it before SetLimits is called again.
+// consumes; Stats counts them as Dropped, and a bound lifted stores that
+// count, so Dropped never goes down); the bound is kept on the stream, so a
+// queue opened again has it before SetLimits is called again.
 //
 // Errors no caller can be given (a failed ack, nak or in-progress
 // notice, a pull that failed while a batch filled, a count not stored yet,

@@ -3,12 +3,15 @@ package natsqueue
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -129,4 +132,88 @@ func sendBatch(t *testing.T, p *Platform, body string, n int) {
 	if err := p.SendBatch(context.Background(), "Q", msgs); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestGroupSync: a caller of wait is answered by a sync that started after
+// it called, with that sync's error; one sync answers every caller waiting
+// when it starts, and syncs never overlap.
+func TestGroupSync(t *testing.T) {
+	started, release := make(chan int), make(chan struct{})
+	var running, overlaps atomic.Int32
+	n := 0
+	g := &groupSync{sync: func() error {
+		if running.Add(1) > 1 {
+			overlaps.Add(1)
+		}
+		defer running.Add(-1)
+		n++
+		started <- n
+		<-release
+		return fmt.Errorf("sync %d", n)
+	}}
+	answers := make(chan string, 11)
+	call := func() { answers <- g.wait().Error() }
+	go call()
+	if k := <-started; k != 1 {
+		t.Fatalf("first sync: %d", k)
+	}
+	for range 10 {
+		go call()
+	}
+	waitFor(t, func() bool { g.mu.Lock(); defer g.mu.Unlock(); return len(g.waiting) == 10 })
+	release <- struct{}{}
+	if a := <-answers; a != "sync 1" {
+		t.Fatalf("the first caller: %q, want sync 1", a)
+	}
+	if k := <-started; k != 2 {
+		t.Fatalf("second sync: %d", k)
+	}
+	if len(answers) != 0 {
+		t.Fatal("a caller was answered by a sync that started before it called")
+	}
+	release <- struct{}{}
+	for range 10 {
+		if a := <-answers; a != "sync 2" {
+			t.Errorf("a caller waiting when sync 2 started: %q", a)
+		}
+	}
+	waitFor(t, func() bool { g.mu.Lock(); defer g.mu.Unlock(); return !g.running })
+	if s, o := g.syncs.Load(), overlaps.Load(); s != 2 || o != 0 {
+		t.Errorf("%d syncs (want 2), %d overlapping", s, o)
+	}
+}
+
+// waitFor waits until cond holds, for at most 10 s.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached in 10 s")
+		}
+	}
+}
+
+// setSync makes f g's store sync and returns the one it replaces.
+func setSync(g *groupSync, f func() error) func() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	old := g.sync
+	g.sync = f
+	return old
+}
+
+// failSyncOnce makes g's next store sync fail; what it returns says
+// whether one did.
+func failSyncOnce(g *groupSync) *atomic.Bool {
+	g.mu.Lock()
+	real := g.sync
+	g.mu.Unlock()
+	failed := new(atomic.Bool)
+	setSync(g, func() error {
+		if failed.CompareAndSwap(false, true) {
+			return errors.New("the disk is gone")
+		}
+		return real()
+	})
+	return failed
 }

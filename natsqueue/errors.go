@@ -14,3 +14,6 @@ const (
 	// msgPortWithURLs: a port on a server natsqueue does not run.
 	msgPortWithURLs = "natsqueue: Options.Port is for the embedded server, not with URLs"
 )
+
+// msgNegativeLimits: SetLimits' error for a bound below 0.
+const msgNegativeLimits = "natsqueue: limits must not be negative"

@@ -16,10 +16,11 @@ var ErrQueueFull = errors.New("queue is full: too many messages pending")
 // maxPending messages (0: no bound; see reserve: this Platform never takes
 // it over, producers elsewhere may); and its stream keeps at most maxMsgs
 // messages, discarding the oldest (0: no bound): for a dead-letter queue
-// nobody consumes. Stats counts the discarded ones as Dropped.
+// nobody consumes. Stats counts the discarded ones as Dropped, also once
+// the bound is lifted.
 func (p *Platform) SetLimits(queue string, maxPending, maxMsgs int) error {
 	if maxPending < 0 || maxMsgs < 0 {
-		return errors.New("natsqueue: limits must not be negative")
+		return errors.New(msgNegativeLimits)
 	}
 	p.mu.Lock()
 	p.limits[queue] = queueLimits{maxPending: int64(maxPending), maxMsgs: int64(maxMsgs)}
@@ -33,8 +34,25 @@ func (p *Platform) SetLimits(queue string, maxPending, maxMsgs int) error {
 	if _, err := p.js.UpdateStream(ctx, p.streamConfig(q.names, int64(maxMsgs))); err != nil {
 		return fmt.Errorf("stream %s: %w", q.names.stream, err)
 	}
+	if maxMsgs == 0 && q.limited.Load() {
+		p.keepDiscarded(q)
+	}
 	q.limited.Store(maxMsgs > 0)
 	return nil
+}
+
+// keepDiscarded counts as Dropped for good the messages q's stream
+// discarded to keep within its bound, which is being lifted: Stats finds
+// them only while q is bounded.
+func (p *Platform) keepDiscarded(q *queueState) {
+	q.pmu.Lock()
+	q.pendingAt = time.Time{} // the stream's size now
+	q.pmu.Unlock()
+	var d [nCounters]int64
+	d[cDropped] = p.Stats(q.name).Dropped - q.counts[cDropped].Load()
+	if d[cDropped] > 0 {
+		p.count(q, d)
+	}
 }
 
 type queueLimits struct{ maxPending, maxMsgs int64 }

@@ -56,3 +56,65 @@ func TestMaxPendingConcurrent(t *testing.T) {
 		})
 	}
 }
+
+// TestLimitsNotNegative: SetLimits refuses a negative MaxPending or
+// MaxMsgs and bounds nothing.
+func TestLimitsNotNegative(t *testing.T) {
+	p := openSingle(t)
+	for _, l := range [][2]int{{-1, 0}, {0, -1}, {-1, -1}} {
+		if err := p.SetLimits("q", l[0], l[1]); err == nil || err.Error() != "natsqueue: limits must not be negative" {
+			t.Errorf("SetLimits(%d, %d): %v", l[0], l[1], err)
+		}
+	}
+	for range 3 {
+		send(t, p, `1`, 0)
+	}
+}
+
+// TestLimitsOnAQueueInUse: a queue already in use bounded to 1 message
+// keeps the newest and counts the others as Dropped; once the bound is
+// lifted they are still counted, and the queue keeps what it is sent.
+func TestLimitsOnAQueueInUse(t *testing.T) {
+	p := openSingle(t)
+	for _, b := range []string{`1`, `2`, `3`} {
+		send(t, p, b, 0)
+	}
+	if err := p.SetLimits("q", 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	waitStats(t, p, "q", hostbridge.QueueStats{Sent: 3, Pending: 1, Dropped: 2})
+	send(t, p, `4`, 0)
+	send(t, p, `5`, 0)
+	if err := p.SetLimits("q", 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Stats("q"); s.Dropped != 4 {
+		t.Errorf("the bound lifted: %+v, want Dropped 4", s)
+	}
+	send(t, p, `6`, 0)
+	waitStats(t, p, "q", hostbridge.QueueStats{Sent: 6, Pending: 2, Dropped: 4})
+}
+
+// TestMaxPendingAfterFailedSend: a send that failed once its message was
+// stored (here its store's sync failed) still counts: the queue's
+// MaxPending of 2 then takes one more message, not two.
+func TestMaxPendingAfterFailedSend(t *testing.T) {
+	p := openSingle(t)
+	js, ok := p.js.(syncedJS)
+	if !ok {
+		t.Skip("only where natsqueue syncs the store itself")
+	}
+	if err := p.SetLimits("q", 2, 0); err != nil {
+		t.Fatal(err)
+	}
+	real := setSync(js.g, func() error { return errors.New("the disk is gone") })
+	if err := p.Send(context.Background(), "Q", []byte(`1`), hostbridge.SendOptions{ContentType: "json"}); err == nil {
+		t.Fatal("a send whose sync failed succeeded")
+	}
+	setSync(js.g, real)
+	send(t, p, `2`, 0)
+	err := p.Send(context.Background(), "Q", []byte(`3`), hostbridge.SendOptions{ContentType: "json"})
+	if n := streamMsgs(t, p, "q"); !errors.Is(err, ErrQueueFull) || n != 2 {
+		t.Errorf("third send: %v; the stream holds %d messages, the bound is 2", err, n)
+	}
+}

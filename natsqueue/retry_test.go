@@ -2,7 +2,10 @@ package natsqueue
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,26 +85,53 @@ func TestOriginalNotAfterItsCopy(t *testing.T) {
 			clear(p.retried)
 			p.mu.Unlock()
 		}
-		var attempts []int
-		deadline := time.Now().Add(p.opts.AckWait + time.Duration(c.delay+2)*time.Second)
-		for time.Now().Before(deadline) {
-			deliverWithin(t, p, "q", time.Until(deadline), func(ev hostbridge.Event) error {
-				for i, m := range ev.Batch().Messages() {
-					attempts = append(attempts, m.Attempts)
-					_ = hostbridge.AckQueueMessage(ev, i)
-				}
-				return nil
-			})
-		}
+		attempts := attemptsWithin(t, p, p.opts.AckWait+time.Duration(c.delay+2)*time.Second)
 		if fmt.Sprint(attempts) != "[2]" {
 			t.Errorf("%+v: deliveries with attempts %v, want [2]", c, attempts)
 		}
 	}
 }
 
+// TestOriginalAckedWhenBack: a host that stored a retry's copy (due in
+// 30 s) but whose ack of the original never reached the server
+// remembers it: the original, back after AckWait, is acked there and then
+// without reaching a handler, and forgotten; the copy stays, to come when
+// it is due.
+func TestOriginalAckedWhenBack(t *testing.T) {
+	p := openSingle(t)
+	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
+	send(t, p, `1`, 0)
+	storeCopyWithoutAck(t, p, "q", 30)
+	deliverWithin(t, p, "q", p.opts.AckWait+2*time.Second, func(ev hostbridge.Event) error {
+		t.Errorf("a handler got %v", bodies(ev))
+		return nil
+	})
+	q, err := p.ensureQueue(context.Background(), "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.stream.GetMsg(context.Background(), 1); !errors.Is(err, jetstream.ErrMsgNotFound) {
+		t.Errorf("the original (sequence 1) after it came back: %v", err)
+	}
+	p.mu.Lock()
+	marks := len(p.retried)
+	p.mu.Unlock()
+	if n := streamMsgs(t, p, "q"); n != 1 || marks != 0 {
+		t.Errorf("the stream holds %d messages (want the copy alone); %d retried originals remembered", n, marks)
+	}
+}
+
 // storeCopyWithoutAck takes the one message on queue and stores its retry
 // copy with delay, never sending the original's ack.
 func storeCopyWithoutAck(t *testing.T, p *Platform, queue string, delay int) {
+	t.Helper()
+	q, m := takeOne(t, p, queue)
+	hm, tries := message(m)
+	_ = p.storeRetries(q, []retryCopy{{m: m, hm: hm, tries: tries, delay: delay}}) // the acks are never sent
+}
+
+// takeOne takes the one message on queue, outside any delivery.
+func takeOne(t *testing.T, p *Platform, queue string) (*queueState, jetstream.Msg) {
 	t.Helper()
 	q, err := p.ensureQueue(context.Background(), queue)
 	if err != nil {
@@ -113,8 +143,42 @@ func storeCopyWithoutAck(t *testing.T, p *Platform, queue string, delay int) {
 	if err != nil || len(msgs) != 1 {
 		t.Fatal(msgs, err)
 	}
-	hm, tries := message(msgs[0])
-	_ = p.storeRetries(q, []retryCopy{{m: msgs[0], hm: hm, tries: tries, delay: delay}}) // the acks are never sent
+	return q, msgs[0]
+}
+
+// TestDeadLetterCopyCountedOnce: a dead-letter copy stored a second time
+// (its original came back: the host died before its ack) is dropped as a
+// duplicate within the window and counted once; one whose first publish
+// went unanswered though the server stored it (here the store's sync
+// failed once) is published again, answered as a duplicate, and counted
+// once too.
+func TestDeadLetterCopyCountedOnce(t *testing.T) {
+	p := openSingle(t)
+	send(t, p, `1`, 0)
+	_, m := takeOne(t, p, "q")
+	hm, _ := message(m)
+	for range 2 {
+		if err := p.deadLetter("dlq", m, hm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := p.Stats("dlq"); s.Sent != 1 || s.Pending != 1 {
+		t.Errorf("dlq stats %+v, want Sent 1, Pending 1", s)
+	}
+	js, ok := p.js.(syncedJS)
+	if !ok {
+		return // the server syncs; a publish cannot be stored yet unanswered here
+	}
+	send(t, p, `2`, 0)
+	_, m = takeOne(t, p, "q")
+	hm, _ = message(m)
+	failed := failSyncOnce(js.g)
+	if err := p.deadLetter("dlq", m, hm); err != nil || !failed.Load() {
+		t.Fatalf("%v (a sync failed: %v)", err, failed.Load())
+	}
+	if s := p.Stats("dlq"); s.Sent != 2 || s.Pending != 2 {
+		t.Errorf("dlq stats %+v, want Sent 2, Pending 2", s)
+	}
 }
 
 // TestAlreadyGone: the server's answer to deleting a message deleted
@@ -140,5 +204,91 @@ func TestAlreadyGone(t *testing.T) {
 		if got := alreadyGone(c.err); got != c.gone {
 			t.Errorf("alreadyGone(%v) = %v, want %v", c.err, got, c.gone)
 		}
+	}
+}
+
+// TestRetryCopyUnconfirmed: a retry copy the server does not confirm
+// within the patience (here the store's sync fails after the server
+// stored it) is logged and falls back to a nak of the original with the
+// delay. Whichever comes back first, the copy (which then removes the
+// original) or the original (acked once its copy is published again under
+// the same publish ID), the message is handed over once, with attempts 2,
+// and neither stays in the stream.
+func TestRetryCopyUnconfirmed(t *testing.T) {
+	var logs logBuffer
+	o := testOptions()
+	o.StoreDir, o.Timeout, o.Logger = t.TempDir(), 500*time.Millisecond, slog.New(slog.NewTextHandler(&logs, nil))
+	p := openWith(t, o)
+	js, ok := p.js.(syncedJS)
+	if !ok {
+		t.Skip("only where natsqueue syncs the store itself")
+	}
+	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
+	send(t, p, `1`, 0)
+	real := setSync(js.g, func() error { return errors.New("the disk is gone") })
+	r, _ := deliverWithin(t, p, "q", 10*time.Second, func(ev hostbridge.Event) error {
+		return hostbridge.RetryQueueMessage(ev, 0, 1)
+	})
+	setSync(js.g, real)
+	if len(r.Retried) != 1 || !strings.Contains(logs.String(), "natsqueue: retry copy (nak instead)") {
+		t.Fatalf("result %+v; log %q", r, logs.String())
+	}
+	if attempts := attemptsWithin(t, p, p.opts.AckWait+3*time.Second); fmt.Sprint(attempts) != "[2]" {
+		t.Errorf("deliveries with attempts %v, want [2]", attempts)
+	}
+	if n := streamMsgs(t, p, "q"); n != 0 {
+		t.Errorf("the stream still holds %d messages", n)
+	}
+}
+
+// attemptsWithin delivers q for d, acking every message, and returns the
+// attempts of each message delivered, in order.
+func attemptsWithin(t *testing.T, p *Platform, d time.Duration) []int {
+	t.Helper()
+	var attempts []int
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); {
+		deliverWithin(t, p, "q", time.Until(deadline), func(ev hostbridge.Event) error {
+			for i, m := range ev.Batch().Messages() {
+				attempts = append(attempts, m.Attempts)
+				_ = hostbridge.AckQueueMessage(ev, i)
+			}
+			return nil
+		})
+	}
+	return attempts
+}
+
+// TestPublishConfirmed: a publish the server refuses (an API error 4xx,
+// here a wrong last sequence) is not published again; one with no publish
+// ID is published once, answered or not (here its sync fails); one with an
+// ID whose answer was lost (its sync failed once) is published again,
+// answered as a duplicate, and says an earlier publish went unanswered.
+func TestPublishConfirmed(t *testing.T) {
+	o := testOptions()
+	o.StoreDir, o.Timeout = t.TempDir(), 200*time.Millisecond
+	p := openWith(t, o)
+	q, err := p.ensureQueue(context.Background(), "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := func() *nats.Msg { return &nats.Msg{Subject: q.names.ready, Data: []byte(`1`)} }
+	var api *jetstream.APIError
+	_, lost, err := p.publishConfirmed("k1", msg(), []jetstream.PublishOpt{jetstream.WithExpectLastSequence(999)})
+	if !errors.As(err, &api) || api.Code != 400 || lost {
+		t.Errorf("refused: %v (lost %v), want a 400 at once", err, lost)
+	}
+	js, ok := p.js.(syncedJS)
+	if !ok {
+		return // the server syncs; a publish cannot be stored yet unanswered here
+	}
+	real := setSync(js.g, func() error { return errors.New("the disk is gone") })
+	if _, lost, err = p.publishConfirmed("", msg(), nil); err == nil || lost {
+		t.Errorf("no publish ID, unanswered: %v (lost %v), want the error at once", err, lost)
+	}
+	setSync(js.g, real)
+	failSyncOnce(js.g)
+	ack, lost, err := p.publishConfirmed("k3", msg(), []jetstream.PublishOpt{jetstream.WithMsgID("k3")})
+	if err != nil || ack == nil || !ack.Duplicate || !lost {
+		t.Errorf("publish ID, first answer lost: %+v, %v (lost %v), want a duplicate, lost", ack, err, lost)
 	}
 }

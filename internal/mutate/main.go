@@ -1,66 +1,80 @@
-// Command mutate is the root package's mutation test. It makes one small
-// change at a time (a mutant) to the files it is given, runs the package's
-// tests on each, and reports the mutants no test noticed. The mutated files
-// reach the build through `go test -overlay`: the work tree is never
-// written. Most mutants of a file share one build (schema.go); the rest
-// are built one by one. Standard library only.
+// Command mutate is the mutation test of the root package and of
+// natsqueue. It makes one small change at a time (a mutant) to the files
+// it is given, runs the package's tests on each, and reports the mutants no
+// test noticed. The mutated files reach the build through `go test
+// -overlay`: the work tree is never written. Most mutants of a file share
+// one build (schema.go); the rest are built one by one. Standard library
+// only.
 //
-//	go run ./internal/mutate [-files a.go,b.go] [-run regexp] [-tags t]
-//	    [-timeout 30s] [-only regexp] [-list]
+//	go run ./internal/mutate [-dir natsqueue] [-files a.go,b.go] [-run regexp]
+//	    [-tags t] [-timeout 30s] [-only regexp] [-list]
 //
-// Run it from the module root. Mutants listed in internal/mutate/equivalent.txt
-// (each with the argument that no test can tell it from the code) are not
-// run; every other mutant must be killed.
+// Run it from the root module. -dir is the directory of the package whose
+// files are mutated and whose tests run (default ".", the root package;
+// "natsqueue", a module of its own, is built and tested in its directory);
+// -files are in that directory. Each package has its default files, test
+// subsets and equivalents file (packages.go): mutants listed there
+// (internal/mutate/equivalent.txt for the root package,
+// natsqueue/mutate-equivalent.txt for natsqueue), each with the argument
+// that no test can tell it from the code, are not run; every other mutant
+// must be killed.
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
-	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
 
-// defaultFiles are the files whose every mutant the README says is killed or
-// argued equivalent.
-const defaultFiles = "limits.go,canonref.go,queue.go,batch.go,consumer.go,body.go,batchrecord.go,delivery.go"
-
-// subsets are the tests run on a file's mutants (go test -run) and the
-// build they run in: the tests that reach the file, so that a mutant costs
-// little more than its build. canonref.go is tested in the reference build,
-// where every canonical JSON test runs on it. A file not listed runs every
-// test. -run and -tags replace these.
-var subsets = map[string]struct{ run, tags string }{
-	"canonref.go":    {"Canonical|Reference|String|Number|KeyOrder|JCS|IsMarker|Depth|JSONTestSuite|Batch|Producer|Consumer|Syntax", "hostbridge_ref"},
-	"queue.go":       {"Producer|Batch|Error|Send|Example|CheckQueue|Memory", ""},
-	"batch.go":       {"Producer|Batch|Error|Send|Example|CheckQueue|Memory|Reference|Delay", ""},
-	"consumer.go":    {"Consumer|Queue|Memory|Example|CheckQueue|AckRetry", ""},
-	"batchrecord.go": {"BatchRecord|Outcome|Consumer|Queue|Memory|AckRetry|CheckQueue|Example", ""},
-	"delivery.go":    {"Memory|CheckQueue|Queue|Example|DeadLetter", ""},
-	"body.go":        {"Body|Inbound|HTTPEvent|JSON|ContentLength|Lenient|ReadMemory|CountBefore|Block|UTF8|Strict|Example|Header|DeclaredLength|Lock", ""},
-}
-
 func main() {
-	files := flag.String("files", defaultFiles, "comma-separated files of the root package to mutate")
-	run := flag.String("run", "", "go test -run for every mutant (default: the file's tests, in subsets)")
-	tags := flag.String("tags", "", "go test -tags for every mutant (default: the file's build, in subsets)")
+	dir := flag.String("dir", ".", "directory (from the root module) of the package to mutate and test: . or natsqueue")
+	files := flag.String("files", "", "comma-separated files of the package to mutate (default: the package's, in packages.go)")
+	run := flag.String("run", "", "go test -run for every mutant (default: the file's tests, in packages.go)")
+	tags := flag.String("tags", "", "go test -tags for every mutant (default: the file's build, in packages.go)")
 	timeout := flag.Duration("timeout", 30*time.Second, "go test -timeout for every mutant (a mutant that hangs a test is killed)")
 	only := flag.String("only", "", "test only the mutants whose key matches this regexp")
 	list := flag.Bool("list", false, "list the mutants, run nothing")
 	flag.Parse()
 
-	equiv, err := readEquivalents(filepath.Join("internal", "mutate", "equivalent.txt"))
+	p, ok := pkgs[*dir]
+	if !ok {
+		fail(fmt.Errorf("-dir %q: not a package of packages.go (%s)", *dir, strings.Join(slices.Sorted(maps.Keys(pkgs)), ", ")))
+	}
+	equiv, err := readEquivalents(p.equivalents)
 	if err != nil {
 		fail(err)
 	}
-	onlyRE, err := regexp.Compile(*only)
+	if err := os.Chdir(*dir); err != nil {
+		fail(err)
+	}
+	all := selectMutants(strings.Split(cmp.Or(*files, p.files), ","), *only)
+	if *list {
+		for _, m := range all {
+			fmt.Println(m.key)
+		}
+		return
+	}
+	r := runner{pkg: p, run: *run, tags: *tags, timeout: *timeout, equivalent: equiv}
+	if !r.runAll(all) {
+		os.Exit(1)
+	}
+}
+
+// selectMutants returns the mutants of files (in the package's directory)
+// whose key matches only.
+func selectMutants(files []string, only string) []mutant {
+	onlyRE, err := regexp.Compile(only)
 	if err != nil {
 		fail(err)
 	}
 	var all []mutant
-	for _, f := range strings.Split(*files, ",") {
+	for _, f := range files {
 		ms, err := mutantsOf(f)
 		if err != nil {
 			fail(err)
@@ -71,16 +85,7 @@ func main() {
 			}
 		}
 	}
-	if *list {
-		for _, m := range all {
-			fmt.Println(m.key)
-		}
-		return
-	}
-	r := runner{run: *run, tags: *tags, timeout: *timeout, equivalent: equiv}
-	if !r.runAll(all) {
-		os.Exit(1)
-	}
+	return all
 }
 
 func fail(err error) {

@@ -23,6 +23,7 @@ const (
 )
 
 type runner struct {
+	pkg        pkg
 	run, tags  string
 	timeout    time.Duration
 	equivalent map[string]bool
@@ -67,10 +68,10 @@ func (r runner) runAll(all []mutant) bool {
 func (r runner) subset(file string) (run, tags string) {
 	run, tags = r.run, r.tags
 	if run == "" {
-		run = cmp.Or(subsets[file].run, ".")
+		run = cmp.Or(r.pkg.subsets[file].run, ".")
 	}
 	if tags == "" {
-		tags = subsets[file].tags
+		tags = r.pkg.subsets[file].tags
 	}
 	return run, tags
 }
@@ -114,8 +115,8 @@ func (r runner) runTests(bin, file string, k int) bool {
 	run, _ := r.subset(file)
 	ctx, cancel := context.WithTimeout(context.Background(), r.timeout+30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-test.count=1", "-test.short", "-test.failfast",
-		"-test.run", run, "-test.timeout", r.timeout.String())
+	cmd := exec.CommandContext(ctx, bin, "-test.count=1", fmt.Sprintf("-test.short=%v", r.pkg.short),
+		"-test.failfast", "-test.run", run, "-test.timeout", r.timeout.String())
 	cmd.Env = append(os.Environ(), fmt.Sprintf("MUTATE_ACTIVE=%d", k))
 	return cmd.Run() == nil
 }

@@ -1,0 +1,49 @@
+package main
+
+// A pkg is a package the tool mutates, by its directory from the root
+// module (-dir): the files it mutates unless -files names others, where its
+// equivalent mutants are argued (a path from the root module), whether its
+// tests run with -short, and the tests run on each file's mutants.
+type pkg struct {
+	files, equivalents string
+	short              bool
+	subsets            map[string]subset
+}
+
+// A subset is the tests run on a file's mutants (go test -run) and the
+// build they run in: the tests that reach the file, so that a mutant costs
+// little more than its build. A file not listed runs every test. -run and
+// -tags replace these.
+type subset struct{ run, tags string }
+
+var pkgs = map[string]pkg{
+	// The root package: canonref.go is tested in the reference build, where
+	// every canonical JSON test runs on it. Its long tests are skipped.
+	".": {
+		files:       "limits.go,canonref.go,queue.go,batch.go,consumer.go,body.go,batchrecord.go,delivery.go",
+		equivalents: "internal/mutate/equivalent.txt",
+		short:       true,
+		subsets: map[string]subset{
+			"canonref.go":    {"Canonical|Reference|String|Number|KeyOrder|JCS|IsMarker|Depth|JSONTestSuite|Batch|Producer|Consumer|Syntax", "hostbridge_ref"},
+			"queue.go":       {"Producer|Batch|Error|Send|Example|CheckQueue|Memory", ""},
+			"batch.go":       {"Producer|Batch|Error|Send|Example|CheckQueue|Memory|Reference|Delay", ""},
+			"consumer.go":    {"Consumer|Queue|Memory|Example|CheckQueue|AckRetry", ""},
+			"batchrecord.go": {"BatchRecord|Outcome|Consumer|Queue|Memory|AckRetry|CheckQueue|Example", ""},
+			"delivery.go":    {"Memory|CheckQueue|Queue|Example|DeadLetter", ""},
+			"body.go":        {"Body|Inbound|HTTPEvent|JSON|ContentLength|Lenient|ReadMemory|CountBefore|Block|UTF8|Strict|Example|Header|DeclaredLength|Lock", ""},
+		},
+	},
+	// natsqueue, the NATS JetStream platform (a module of its own): its
+	// durability code. Not -short: TestPowerCut (a power cut on a FUSE
+	// file system, about 10 s) is what tells a store synced from one not.
+	"natsqueue": {
+		files:       "durability.go,sync_linux.go,pending.go,retry.go",
+		equivalents: "natsqueue/mutate-equivalent.txt",
+		subsets: map[string]subset{
+			"durability.go": {"^(TestGroupSync|TestSendWaitsForSync|TestSyncPolicy|TestPowerCut)$", ""},
+			"sync_linux.go": {"^(TestStoreSyncer|TestSendWaitsForSync|TestSyncPolicy|TestPowerCut)$", ""},
+			"pending.go":    {"^(TestMaxPending.*|TestLimits.*|TestDroppedAfterReopen|TestStatsSurviveReopen|TestCountsStoredOnce)$", ""},
+			"retry.go":      {"^(TestRetry.*|TestOriginal.*|TestDeadLetter.*|TestPublishConfirmed|TestAlreadyGone|TestMaxRetriesDeadLetter|TestExhaustedSkipsHandler|TestHandlerErrorAndPanic|TestConsumerVectors|TestServerRestart)$", ""},
+		},
+	},
+}
