@@ -23,21 +23,32 @@ const (
 	benchWait  = 100 * time.Millisecond
 )
 
+// syncPolicies are the embedded server's two durability policies, which the
+// benchmarks measure side by side: the default (a publish answered after a
+// shared sync of the store) and nats-server's periodic sync.
+var syncPolicies = []struct {
+	name  string
+	every time.Duration // Options.SyncInterval
+}{{"sync=before-answer", 0}, {"sync=every-2m", 2 * time.Minute}}
+
+// openPolicy opens a Platform on an embedded server in a fresh directory
+// with the SyncInterval every.
+func openPolicy(b *testing.B, every time.Duration) *Platform {
+	o := testOptions()
+	o.StoreDir, o.SyncInterval = b.TempDir(), every
+	return openWith(b, o)
+}
+
 // BenchmarkSendDeliverAck measures messages/s from send to ack through
 // natsqueue, and through a plain nats.go loop (publish → fetch → ack) on the
 // same server in the same run: one producer sending one message at a time,
 // one consumer, on an embedded R1 file-store server under both sync
-// policies (R1: each publish answered after a store sync, both loops; R1-2m:
-// nats-server's periodic sync) and on a 3-node R3 cluster.
+// policies (syncPolicies; under the default the plain loop's publishes
+// wait for the store's sync too) and on a 3-node R3 cluster.
 func BenchmarkSendDeliverAck(b *testing.B) {
-	for _, r1 := range []struct {
-		name  string
-		every time.Duration
-	}{{"R1", 0}, {"R1-2m", 2 * time.Minute}} {
-		b.Run(r1.name, func(b *testing.B) {
-			o := testOptions()
-			o.StoreDir, o.SyncInterval = b.TempDir(), r1.every
-			p := openWith(b, o)
+	for _, policy := range syncPolicies {
+		b.Run("R1/"+policy.name, func(b *testing.B) {
+			p := openPolicy(b, policy.every)
 			b.Run("natsqueue", func(b *testing.B) { benchNatsqueue(b, p) })
 			b.Run("plain", func(b *testing.B) { benchPlain(b, p, 1) })
 		})
@@ -129,14 +140,9 @@ func benchPlain(b *testing.B, p *Platform, replicas int) {
 // the store) and nats-server's periodic sync (SyncInterval 2 min). It also
 // reports the syncs per send the default did.
 func BenchmarkSendDurability(b *testing.B) {
-	for _, c := range []struct {
-		name     string
-		interval time.Duration
-	}{{"sync=before-answer", 0}, {"sync=every-2m", 2 * time.Minute}} {
-		b.Run(c.name, func(b *testing.B) {
-			o := testOptions()
-			o.StoreDir, o.SyncInterval = b.TempDir(), c.interval
-			p := openWith(b, o)
+	for _, policy := range syncPolicies {
+		b.Run(policy.name, func(b *testing.B) {
+			p := openPolicy(b, policy.every)
 			if _, err := p.ensureQueue(context.Background(), "q"); err != nil {
 				b.Fatal(err)
 			}
