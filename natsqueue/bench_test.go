@@ -34,8 +34,8 @@ var syncPolicies = []struct {
 // openPolicy opens a Platform on an embedded server in a fresh directory
 // with the SyncInterval every.
 func openPolicy(b *testing.B, every time.Duration) *Platform {
-	o := testOptions()
-	o.StoreDir, o.SyncInterval = b.TempDir(), every
+	o := storeOptions(b)
+	o.SyncInterval = every
 	return openWith(b, o)
 }
 

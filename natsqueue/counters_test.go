@@ -17,8 +17,7 @@ import (
 // its bound and its Dropped count when the Platform is opened again,
 // before SetLimits is called again.
 func TestDroppedAfterReopen(t *testing.T) {
-	o := testOptions()
-	o.StoreDir = t.TempDir()
+	o := storeOptions(t)
 	p := openBound(t, o)
 	if err := p.SetLimits("dlq", 0, 1); err != nil {
 		t.Fatal(err)
@@ -41,8 +40,7 @@ func TestDroppedAfterReopen(t *testing.T) {
 // TestCountsStoredOnce: a batch of counts stored again under its IDs (its
 // answer was lost) is counted once.
 func TestCountsStoredOnce(t *testing.T) {
-	o := testOptions()
-	o.StoreDir = t.TempDir()
+	o := storeOptions(t)
 	p := openBound(t, o)
 	q, err := p.ensureQueue(context.Background(), "q")
 	if err != nil {

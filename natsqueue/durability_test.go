@@ -111,8 +111,8 @@ func TestSyncPolicy(t *testing.T) {
 	} else if !p.embed.JetStreamConfig().SyncAlways {
 		t.Error("default: the server does not sync every write")
 	}
-	o := testOptions()
-	o.StoreDir, o.SyncInterval = t.TempDir(), 2*time.Minute
+	o := storeOptions(t)
+	o.SyncInterval = 2 * time.Minute
 	q := openWith(t, o)
 	if _, ok := q.js.(syncedJS); ok {
 		t.Error("SyncInterval: natsqueue syncs")

@@ -21,8 +21,7 @@ func TestStoreOwner(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("flock(2) only")
 	}
-	o := testOptions()
-	o.StoreDir = t.TempDir()
+	o := storeOptions(t)
 	p, err := Open(o)
 	if err != nil {
 		t.Fatal(err)
@@ -74,8 +73,8 @@ func TestNoPortByDefault(t *testing.T) {
 			t.Errorf("Open added a listening socket: %s (before %v, after %v)", a, before, after)
 		}
 	}
-	o := testOptions()
-	o.StoreDir, o.Port, o.PortUser, o.PortPassword = t.TempDir(), freePorts(t, 1)[0], "ops", "s3cret"
+	o := storeOptions(t)
+	o.Port, o.PortUser, o.PortPassword = freePorts(t, 1)[0], "ops", "s3cret"
 	q := openWith(t, o)
 	send(t, q, `1`, 0)
 	addr := fmt.Sprintf("127.0.0.1:%d", o.Port)

@@ -88,8 +88,8 @@ func (b *logBuffer) String() string {
 // does.
 func TestErrorsLogged(t *testing.T) {
 	var logs logBuffer
-	o := testOptions()
-	o.StoreDir, o.Logger = t.TempDir(), slog.New(slog.NewTextHandler(&logs, nil))
+	o := storeOptions(t)
+	o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	p := openWith(t, o)
 	send(t, p, `1`, 0)
 	p.embed.Shutdown()

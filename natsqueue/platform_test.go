@@ -272,8 +272,8 @@ func TestExhaustedSkipsHandler(t *testing.T) {
 // TestInProgress: a handler running past AckWait keeps its batch: no other
 // consumer gets it meanwhile, and it is acked once.
 func TestInProgress(t *testing.T) {
-	o := testOptions()
-	o.StoreDir, o.AckWait = t.TempDir(), time.Second
+	o := storeOptions(t)
+	o.AckWait = time.Second
 	p := openWith(t, o)
 	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
 	send(t, p, `1`, 0)
@@ -326,8 +326,7 @@ func TestSendRefused(t *testing.T) {
 // and opened again on the same directory delivers it, not before it is
 // due, with its ID and send time.
 func TestReopenKeepsDelayed(t *testing.T) {
-	o := testOptions()
-	o.StoreDir = t.TempDir()
+	o := storeOptions(t)
 	p := openBound(t, o) // closed by the test
 	sent := time.Now()
 	send(t, p, `"later"`, 2)

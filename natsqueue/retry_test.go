@@ -21,8 +21,7 @@ import (
 // 2 (the server keeps a nak's due time in whole seconds: a nak'ed message
 // came back up to a second early here).
 func TestRetryNotEarlyAfterReopen(t *testing.T) {
-	o := testOptions()
-	o.StoreDir = t.TempDir()
+	o := storeOptions(t)
 	p := openBound(t, o)
 	settings := func(p *Platform) {
 		setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchSize, s.MaxBatchTimeout = 3, time.Second })
@@ -216,8 +215,8 @@ func TestAlreadyGone(t *testing.T) {
 // and neither stays in the stream.
 func TestRetryCopyUnconfirmed(t *testing.T) {
 	var logs logBuffer
-	o := testOptions()
-	o.StoreDir, o.Timeout, o.Logger = t.TempDir(), 500*time.Millisecond, slog.New(slog.NewTextHandler(&logs, nil))
+	o := storeOptions(t)
+	o.Timeout, o.Logger = 500*time.Millisecond, slog.New(slog.NewTextHandler(&logs, nil))
 	p := openWith(t, o)
 	js, ok := p.js.(syncedJS)
 	if !ok {
@@ -264,8 +263,8 @@ func attemptsWithin(t *testing.T, p *Platform, d time.Duration) []int {
 // ID whose answer was lost (its sync failed once) is published again,
 // answered as a duplicate, and says an earlier publish went unanswered.
 func TestPublishConfirmed(t *testing.T) {
-	o := testOptions()
-	o.StoreDir, o.Timeout = t.TempDir(), 200*time.Millisecond
+	o := storeOptions(t)
+	o.Timeout = 200 * time.Millisecond
 	p := openWith(t, o)
 	q, err := p.ensureQueue(context.Background(), "q")
 	if err != nil {

@@ -20,13 +20,19 @@ func testOptions() Options {
 	return Options{AckWait: 3 * time.Second, Timeout: 2 * time.Second}
 }
 
+// storeOptions are testOptions with a fresh StoreDir: an embedded server
+// of the test's own.
+func storeOptions(t testing.TB) Options {
+	o := testOptions()
+	o.StoreDir = t.TempDir()
+	return o
+}
+
 // openSingle opens a Platform on an embedded server in a fresh directory,
 // with binding Q granted and bound to queue q.
 func openSingle(t testing.TB) *Platform {
 	t.Helper()
-	o := testOptions()
-	o.StoreDir = t.TempDir()
-	return openWith(t, o)
+	return openWith(t, storeOptions(t))
 }
 
 func openWith(t testing.TB, o Options) *Platform {

@@ -15,8 +15,7 @@ import (
 // TestStatsSurviveReopen: the counters live in JetStream: a Platform opened
 // again on the same directory reports what the first one counted.
 func TestStatsSurviveReopen(t *testing.T) {
-	o := testOptions()
-	o.StoreDir = t.TempDir()
+	o := storeOptions(t)
 	p := openBound(t, o) // closed by the test
 	settings := func(p *Platform) {
 		setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchSize, s.MaxRetries, s.DeadLetterQueue = 2, 0, "dlq" })
