@@ -90,7 +90,7 @@ type batchItem struct {
 	hasBody            bool
 	bodyStart, bodyEnd int // the last body's canonical text in the bodies buffer
 	bodyInput          int // the last body's input length, whitespace around it excluded
-	bodyInfo           canonInfo
+	bodyInfo           valueReport
 	hasDelay           bool
 	delay              int  // the last delaySeconds
 	delayOK            bool // it is an integer in 0…MaxDelaySeconds
@@ -242,7 +242,7 @@ func delayValue(canon []byte) (int, bool) {
 // errorAt is the syntax error at src[i], which may be the end.
 func (p *parser) errorAt(i int) error {
 	if i >= len(p.src) {
-		return &syntaxError{SyntaxUnexpectedEnd, len(p.src)}
+		return &syntaxError{syntaxUnexpectedEnd, len(p.src)}
 	}
 	return p.unexpected(i)
 }
@@ -250,7 +250,7 @@ func (p *parser) errorAt(i int) error {
 // trailing is the error for anything but whitespace after the value ending at i.
 func trailing(src []byte, i int) error {
 	if i = skipSpace(src, i); i < len(src) {
-		return &syntaxError{SyntaxAfterJSON, i}
+		return &syntaxError{syntaxAfterJSON, i}
 	}
 	return nil
 }
@@ -261,7 +261,7 @@ func trailing(src []byte, i int) error {
 // queue's checks. Like scanBatch it keeps at most MaxBatchMessages+1 items.
 func refScanBatch(src []byte) ([]batchItem, []byte, error) {
 	if i := refSkipSpace(src, 0); i >= len(src) {
-		return nil, nil, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+		return nil, nil, &syntaxError{syntaxUnexpectedEnd, len(src)}
 	} else if src[i] != '[' {
 		return nil, nil, unexpectedAt(src, i) // only an array is read
 	}
@@ -281,8 +281,8 @@ func refScanBatch(src []byte) ([]batchItem, []byte, error) {
 			case `"body"`:
 				span, start := src[v.off:v.end], len(bodies)
 				bodies, it.bodyInfo, _ = refCanonical(bodies, span, &bodyOptions)
-				if it.bodyInfo.prob.kind != problemNone {
-					it.bodyInfo.prob.off += v.off
+				if it.bodyInfo.problem.kind != problemNone {
+					it.bodyInfo.problem.off += v.off
 				}
 				it.hasBody, it.bodyStart, it.bodyEnd, it.bodyInput = true, start, len(bodies), len(span)
 			case `"delaySeconds"`:

@@ -9,11 +9,11 @@ import (
 
 // canonOptions say what canonical reports besides syntax errors.
 type canonOptions struct {
-	maxDepth  int  // parser bound: opening a container deeper than this is a syntax error (0: none)
-	deepOver  int  // report problemDeep for a surviving container deeper than this (0: none)
-	markers   bool // report problemMarker for a surviving reserved host-marker key
-	infToNull bool // write a number that parses to ±Infinity as null (JSON.stringify) instead of reporting problemInf
-	validUTF8 bool // src is known to be valid UTF-8 (a strict read checked it): strings skip the check
+	syntaxDepthLimit  int  // parser bound: opening a container deeper than this is a syntax error (0: none)
+	problemDepthLimit int  // report problemDeep for a surviving container deeper than this (0: none)
+	markers           bool // report problemMarker for a surviving reserved host-marker key
+	infToNull         bool // write a number that parses to ±Infinity as null (JSON.stringify) instead of reporting problemInf
+	validUTF8         bool // src is known to be valid UTF-8 (a strict read checked it): strings skip the check
 }
 
 // problemKind is what the queue rejects in a syntactically valid value.
@@ -21,25 +21,26 @@ type problemKind uint8
 
 const (
 	problemNone   problemKind = iota
-	problemDeep               // nesting over canonOptions.deepOver
+	problemDeep               // nesting over canonOptions.problemDepthLimit
 	problemMarker             // a reserved host-marker key
 	problemInf                // a number that parses to ±Infinity
 )
 
-// problem is the first problem, in text order, of the parsed value: a value
+// valueProblem is the first problem, in text order, of the parsed value: a value
 // a later duplicate key replaces does not count.
-type problem struct {
+type valueProblem struct {
 	kind problemKind
 	off  int // byte offset in src
 }
 
-// canonInfo describes the parsed value.
-type canonInfo struct {
-	depth int // nesting depth of the parsed value: [] is 1, {"a":[1]} is 2, 1 is 0
-	prob  problem
+// valueReport is what canonical reports about the parsed value besides its
+// text: its depth and its first problem.
+type valueReport struct {
+	depth   int // nesting depth of the parsed value: [] is 1, {"a":[1]} is 2, 1 is 0
+	problem valueProblem
 }
 
-// syntaxError is invalid JSON: reason is one of the Syntax* constants.
+// syntaxError is invalid JSON: reason is one of the syntax* constants.
 type syntaxError struct {
 	reason string
 	off    int
@@ -50,7 +51,7 @@ type syntaxError struct {
 // be valid UTF-8 and strict RFC 8259 JSON, as JSON.parse takes it: no BOM,
 // no comments, no trailing commas, whitespace only space, tab, LF and CR. An
 // error is a *syntaxError.
-func fastCanonical(dst, src []byte, o *canonOptions) ([]byte, canonInfo, error) {
+func fastCanonical(dst, src []byte, o *canonOptions) ([]byte, valueReport, error) {
 	p := newParser(src, dst, o)
 	defer p.release()
 	if need := len(dst) + len(src) + 16; cap(dst) < need {
@@ -60,10 +61,10 @@ func fastCanonical(dst, src []byte, o *canonOptions) ([]byte, canonInfo, error) 
 	i := skipSpace(src, 0)
 	end, info, err := p.value(i)
 	if err != nil {
-		return dst, canonInfo{}, err
+		return dst, valueReport{}, err
 	}
 	if end = skipSpace(src, end); end < len(src) {
-		return dst, canonInfo{}, &syntaxError{SyntaxAfterJSON, end}
+		return dst, valueReport{}, &syntaxError{syntaxAfterJSON, end}
 	}
 	return p.out, info, nil
 }
@@ -114,87 +115,87 @@ type parser struct {
 // Frames and members hold no pointers and are written in place: they are
 // made once per container and key, the parser's most frequent stores.
 type frame struct {
-	start   int     // offset of '[' or '{' in out
-	memBase int     // this object's first entry in parser.members
-	seen    uint64  // the keyBit of every key so far (all bits once the object is mapped)
-	prob    problem // first problem so far: its own nesting (when deep), then its children's
-	depth   int32   // deepest child so far
+	start   int          // offset of '[' or '{' in out
+	memBase int          // this object's first entry in parser.members
+	seen    uint64       // the keyBit of every key so far (all bits once the object is mapped)
+	problem valueProblem // first problem so far: its own nesting (when deep), then its children's
+	depth   int32        // deepest child so far
 	object  bool
 	closer  byte // ']' or '}'
 	reorder bool // a duplicate, or a key that may be an array index: rewrite at close
-	deep    bool // deeper than canonOptions.deepOver: prob is that
+	deep    bool // deeper than canonOptions.problemDepthLimit: problem is that
 	mapped  bool // many keys: parser.keyMaps at this frame's level indexes them
 }
 
 // member is one key and value of an open object, as written to out.
 type member struct {
-	keyStart int     // offset of the key's opening quote in out
-	keyEnd   int     // offset after its closing quote
-	valEnd   int     // offset after the value
-	keyOff   int     // offset of the key in src
-	index    int64   // the key as an array index, or -1 (rewrite's to write)
-	first    int     // the member whose key this repeats, or -1
-	last     int     // for a first occurrence: the member holding the last value
-	prob     problem // of the value
-	depth    int32   // of the value
+	keyStart int          // offset of the key's opening quote in out
+	keyEnd   int          // offset after its closing quote
+	valEnd   int          // offset after the value
+	keyOff   int          // offset of the key in src
+	index    int64        // the key as an array index, or -1 (rewrite's to write)
+	first    int          // the member whose key this repeats, or -1
+	last     int          // for a first occurrence: the member holding the last value
+	problem  valueProblem // of the value
+	depth    int32        // of the value
 }
 
 // value parses the one JSON value at src[i:] and returns the offset after it.
-func (p *parser) value(i int) (int, canonInfo, error) {
+func (p *parser) value(i int) (int, valueReport, error) {
 	src, base := p.src, len(p.stack)
 	var depth int
-	var prob problem
+	var problem valueProblem
 	var err error
 	for {
 		// Parse one value at i; a container is pushed and its first member
 		// or element parsed next.
 		if i >= len(src) {
-			return i, canonInfo{}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+			return i, valueReport{}, &syntaxError{syntaxUnexpectedEnd, len(src)}
 		}
-		depth, prob = 0, problem{}
+		depth, problem = 0, valueProblem{}
 		switch c := src[i]; {
 		case c == '"': // the most frequent value, parsed without a detour
 			i, err = p.str(i)
 		case c == '{' || c == '[':
 			var closed bool
-			if i, closed, depth, prob, err = p.open(i, base); err == nil && !closed {
+			if i, closed, depth, problem, err = p.open(i, base); err == nil && !closed {
 				continue
 			}
 		case c == '-' || c-'0' <= 9: // the next most frequent
-			i, prob, err = p.number(i)
+			i, problem, err = p.number(i)
 		default:
 			i, err = p.literalName(i)
 		}
 		if err != nil {
-			return i, canonInfo{}, err
+			return i, valueReport{}, err
 		}
 		// A value is complete: hand it to f, its container, which may
 		// complete in turn.
 		var f *frame
 		for {
 			if len(p.stack) == base {
-				return i, canonInfo{depth, prob}, nil
+				return i, valueReport{depth, problem}, nil
 			}
 			f = &p.stack[len(p.stack)-1]
-			p.attach(f, depth, prob)
+			p.attach(f, depth, problem)
 			if i = skipSpace(src, i); i >= len(src) {
-				return i, canonInfo{}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+				return i, valueReport{}, &syntaxError{syntaxUnexpectedEnd, len(src)}
 			}
 			if src[i] == f.closer {
 				i++
-				depth, prob = p.close()
+				depth, problem = p.close()
 				continue
 			}
 			break
 		}
 		// Then a ',' and the next element, or member's key.
 		if src[i] != ',' {
-			return i, canonInfo{}, p.unexpected(i)
+			return i, valueReport{}, p.unexpected(i)
 		}
 		p.out = append(p.out, ',')
 		if i = skipSpace(src, i+1); f.object {
 			if i, err = p.key(f, i); err != nil {
-				return i, canonInfo{}, err
+				return i, valueReport{}, err
 			}
 		}
 	}
@@ -203,28 +204,28 @@ func (p *parser) value(i int) (int, canonInfo, error) {
 // open pushes the container at src[i:] and parses up to its first element
 // or member's value; closed reports an empty container, parsed whole, of
 // the depth and problem returned.
-func (p *parser) open(i, base int) (int, bool, int, problem, error) {
+func (p *parser) open(i, base int) (int, bool, int, valueProblem, error) {
 	src, c := p.src, p.src[i]
 	level := len(p.stack) - base + 1
-	if p.o.maxDepth > 0 && level > p.o.maxDepth {
-		return i, false, 0, problem{}, &syntaxError{SyntaxTooDeep, i}
+	if p.o.syntaxDepthLimit > 0 && level > p.o.syntaxDepthLimit {
+		return i, false, 0, valueProblem{}, &syntaxError{syntaxTooDeep, i}
 	}
 	f := p.push()
 	f.object, f.closer, f.start, f.memBase = c == '{', c+2, len(p.out), len(p.members) // ']' is '[' + 2, '}' is '{' + 2
-	if p.o.deepOver > 0 && level > p.o.deepOver {
-		f.deep, f.prob = true, problem{problemDeep, i}
+	if p.o.problemDepthLimit > 0 && level > p.o.problemDepthLimit {
+		f.deep, f.problem = true, valueProblem{problemDeep, i}
 	}
 	p.out = append(p.out, c)
 	i = skipSpace(src, i+1)
 	if i < len(src) && src[i] == f.closer {
-		depth, prob := p.close()
-		return i + 1, true, depth, prob, nil
+		depth, problem := p.close()
+		return i + 1, true, depth, problem, nil
 	}
 	var err error
 	if c == '{' {
 		i, err = p.key(f, i)
 	}
-	return i, false, 0, problem{}, err
+	return i, false, 0, valueProblem{}, err
 }
 
 // push opens a container: its frame, zero, on top of the stack.
@@ -259,7 +260,7 @@ func growDoubling[T any](s []T) []T {
 }
 
 // attach records a complete value in f, the innermost open container.
-func (p *parser) attach(f *frame, depth int, prob problem) {
+func (p *parser) attach(f *frame, depth int, problem valueProblem) {
 	if d := int32(depth); d > f.depth {
 		f.depth = d
 	}
@@ -267,10 +268,10 @@ func (p *parser) attach(f *frame, depth int, prob problem) {
 		m := &p.members[len(p.members)-1]
 		m.valEnd = len(p.out)
 		m.depth = int32(depth)
-		m.prob = prob
+		m.problem = problem
 	}
-	if f.prob.kind == problemNone {
-		f.prob = prob
+	if f.problem.kind == problemNone {
+		f.problem = problem
 	}
 }
 
@@ -292,8 +293,8 @@ func (p *parser) key(f *frame, i int) (int, error) {
 	keyEnd := len(p.out)
 	key := p.out[keyStart:keyEnd]
 	p.out = append(p.out, ':')
-	if p.o.markers && isMarker(key) && f.prob.kind == problemNone {
-		f.prob = problem{problemMarker, i}
+	if p.o.markers && isMarker(key) && f.problem.kind == problemNone {
+		f.problem = valueProblem{problemMarker, i}
 	}
 	k := len(p.members) // this member
 	// Does the key repeat one? A key whose keyBit no earlier key set is
@@ -311,7 +312,7 @@ func (p *parser) key(f *frame, i int) (int, error) {
 	}
 	// Written field by field: a member literal would be built on the stack
 	// and then copied, its wide loads stalling on the narrow stores just
-	// made. valEnd, depth and prob are attach's to write.
+	// made. valEnd, depth and problem are attach's to write.
 	p.members = growDoubling(p.members)
 	m := &p.members[k]
 	m.keyStart, m.keyEnd, m.keyOff, m.first, m.last = keyStart, keyEnd, i, first, k
@@ -409,7 +410,7 @@ func keyHash(key []byte) uint64 {
 }
 
 // close ends the innermost container and returns its depth and problem.
-func (p *parser) close() (int, problem) {
+func (p *parser) close() (int, valueProblem) {
 	f := &p.stack[len(p.stack)-1]
 	if f.mapped {
 		clear(p.keyMap()) // for the next object at this level
@@ -417,16 +418,16 @@ func (p *parser) close() (int, problem) {
 	p.stack = p.stack[:len(p.stack)-1] // f stays valid: nothing is pushed before it is read
 	if !f.object {
 		p.out = append(p.out, ']')
-		return int(f.depth) + 1, f.prob
+		return int(f.depth) + 1, f.problem
 	}
 	if !f.reorder {
 		p.out = append(p.out, '}')
 		p.members = p.members[:f.memBase]
-		return int(f.depth) + 1, f.prob
+		return int(f.depth) + 1, f.problem
 	}
-	depth, prob := p.rewrite(f)
+	depth, problem := p.rewrite(f)
 	p.members = p.members[:f.memBase]
-	return depth, prob
+	return depth, problem
 }
 
 // rewrite writes the object of f again in JavaScript's order: "array index"
@@ -434,7 +435,7 @@ func (p *parser) close() (int, problem) {
 // with its last value (ECMA-262 OrdinaryOwnPropertyKeys; JSON.parse's
 // CreateDataProperty keeps a repeated key's first position). Only the
 // members that survive count for depth and problems.
-func (p *parser) rewrite(f *frame) (int, problem) {
+func (p *parser) rewrite(f *frame) (int, valueProblem) {
 	// The surviving keys: the index keys first, ascending (unique by now),
 	// then the others as they first appeared.
 	ms := p.members[f.memBase:]
@@ -455,9 +456,9 @@ func (p *parser) rewrite(f *frame) (int, problem) {
 	p.order = ord
 	buf := append(p.scratch[:0], '{')
 	depth := 0
-	var prob problem
+	var problem valueProblem
 	if f.deep {
-		prob = f.prob // the object's own nesting problem comes first
+		problem = f.problem // the object's own nesting problem comes first
 	}
 	for n, k := range ord {
 		m := &p.members[k]
@@ -470,15 +471,15 @@ func (p *parser) rewrite(f *frame) (int, problem) {
 		depth = max(depth, int(last.depth))
 		if p.o.markers && isMarker(p.out[m.keyStart:m.keyEnd]) {
 			// The surviving key is a marker, and it precedes any value it had.
-			prob = earlier(prob, problem{problemMarker, m.keyOff})
+			problem = earlier(problem, valueProblem{problemMarker, m.keyOff})
 		} else {
-			prob = earlier(prob, last.prob)
+			problem = earlier(problem, last.problem)
 		}
 	}
 	buf = append(buf, '}')
 	p.out = append(p.out[:f.start], buf...)
 	p.scratch = buf
-	return depth + 1, prob
+	return depth + 1, problem
 }
 
 // skipSpace returns the offset of the first byte from i on that is not
@@ -537,7 +538,7 @@ func (p *parser) literalName(i int) (int, error) {
 func (p *parser) literal(i int, word string) (int, error) {
 	for k := 0; k < len(word); k++ {
 		if i+k >= len(p.src) {
-			return i + k, &syntaxError{SyntaxUnexpectedEnd, len(p.src)}
+			return i + k, &syntaxError{syntaxUnexpectedEnd, len(p.src)}
 		}
 		if p.src[i+k] != word[k] {
 			return i + k, p.unexpected(i + k)
@@ -554,5 +555,5 @@ func (p *parser) unexpected(i int) error { return unexpectedAt(p.src, i) }
 // Error words the error as JavaScript hosts do: "SyntaxError: Unexpected
 // token 'x' in JSON at position 5".
 func (e *syntaxError) Error() string {
-	return SyntaxPrefix + e.reason + SyntaxPosition + strconv.Itoa(e.off)
+	return SyntaxPrefix + e.reason + syntaxPosition + strconv.Itoa(e.off)
 }

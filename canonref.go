@@ -29,9 +29,9 @@ type refValue struct {
 	off, end int    // its span in the source
 	text     []byte // a primitive's text; nil for a container
 	object   bool
-	members  []refMember // an array's elements or an object's properties
-	depth    int         // nesting: [] is 1, a primitive 0
-	prob     problem     // the first of the queue's problems in it, in text order
+	members  []refMember  // an array's elements or an object's properties
+	depth    int          // nesting: [] is 1, a primitive 0
+	problem  valueProblem // the first of the queue's problems in it, in text order
 
 	// While the object is open: its keys so far (→ their member), and a
 	// key read whose value is not yet.
@@ -58,12 +58,12 @@ type refParser struct {
 
 // refCanonical does what canonical does, as the specs say it.
 // o.validUTF8 changes nothing here: the strings are always checked.
-func refCanonical(dst, src []byte, o *canonOptions) ([]byte, canonInfo, error) {
+func refCanonical(dst, src []byte, o *canonOptions) ([]byte, valueReport, error) {
 	v, err := refParse(src, o)
 	if err != nil {
-		return dst, canonInfo{}, err
+		return dst, valueReport{}, err
 	}
-	return refStringify(dst, v), canonInfo{v.depth, v.prob}, nil
+	return refStringify(dst, v), valueReport{v.depth, v.problem}, nil
 }
 
 // refParse is JSON.parse: "Let script be ParseText(jsonString, Script) …
@@ -95,7 +95,7 @@ func refParse(src []byte, o *canonOptions) (*refValue, error) {
 		}
 		// ECMA-404: a JSON text is one value; the Decoder would read on.
 		if i := refSkipSpace(src, p.end); i < len(src) {
-			return nil, &syntaxError{SyntaxAfterJSON, i}
+			return nil, &syntaxError{syntaxAfterJSON, i}
 		}
 		return v, nil
 	}
@@ -126,7 +126,7 @@ func (p *refParser) token(tok json.Token, start int) (*refValue, error) {
 	case json.Number:
 		var inf bool
 		if v.text, inf = refNumber(v.text); inf && !p.o.infToNull {
-			v.prob = problem{problemInf, start}
+			v.problem = valueProblem{problemInf, start}
 		}
 	}
 	return v, nil
@@ -134,17 +134,17 @@ func (p *refParser) token(tok json.Token, start int) (*refValue, error) {
 
 func (p *refParser) top() *refValue { return p.open[len(p.open)-1] }
 
-// push opens a container. The inbound functions bound nesting (maxDepth,
+// push opens a container. The inbound functions bound nesting (syntaxDepthLimit,
 // a decision doc.go records); the queue reports nesting over 24 levels
 // ("嵌套不得超过 24 层（数组或对象各算一层）") at the container that passes it.
 func (p *refParser) push(object bool, off int) error {
 	level := len(p.open) + 1
-	if p.o.maxDepth > 0 && level > p.o.maxDepth {
-		return &syntaxError{SyntaxTooDeep, off}
+	if p.o.syntaxDepthLimit > 0 && level > p.o.syntaxDepthLimit {
+		return &syntaxError{syntaxTooDeep, off}
 	}
 	v := &refValue{off: off, object: object}
-	if p.o.deepOver > 0 && level > p.o.deepOver {
-		v.prob = problem{problemDeep, off}
+	if p.o.problemDepthLimit > 0 && level > p.o.problemDepthLimit {
+		v.problem = valueProblem{problemDeep, off}
 	}
 	p.open = append(p.open, v)
 	return nil
@@ -197,9 +197,9 @@ func (p *refParser) pop() *refValue {
 	for _, m := range v.members {
 		v.depth = max(v.depth, m.value.depth)
 		if p.o.markers && v.object && isMarker(m.key) {
-			v.prob = earlier(v.prob, problem{problemMarker, m.keyOff})
+			v.problem = earlier(v.problem, valueProblem{problemMarker, m.keyOff})
 		}
-		v.prob = earlier(v.prob, m.value.prob)
+		v.problem = earlier(v.problem, m.value.problem)
 	}
 	v.depth++
 	return v
@@ -231,7 +231,7 @@ func isMarker(key []byte) bool {
 }
 
 // earlier returns whichever of a and b comes first in the text.
-func earlier(a, b problem) problem {
+func earlier(a, b valueProblem) valueProblem {
 	if a.kind == problemNone || b.kind != problemNone && b.off < a.off {
 		return b
 	}
@@ -290,7 +290,7 @@ func refString(src []byte, i int) ([]uint16, int, error) {
 	var s []uint16
 	for j := i + 1; ; {
 		if j >= len(src) {
-			return nil, j, &syntaxError{SyntaxUnterminated, len(src)}
+			return nil, j, &syntaxError{syntaxUnterminated, len(src)}
 		}
 		switch c := src[j]; {
 		case c == '"':
@@ -302,11 +302,11 @@ func refString(src []byte, i int) ([]uint16, int, error) {
 			}
 			s, j = append(s, u), next
 		case c < 0x20: // "All Unicode characters may be placed within the quotation marks, except for … the control characters (U+0000 through U+001F)."
-			return nil, j, &syntaxError{SyntaxBadControl, j}
+			return nil, j, &syntaxError{syntaxBadControl, j}
 		default:
 			r, size := utf8.DecodeRune(src[j:])
 			if r == utf8.RuneError && size == 1 {
-				return nil, j, &syntaxError{SyntaxBadUTF8, j}
+				return nil, j, &syntaxError{syntaxBadUTF8, j}
 			}
 			s, j = utf16.AppendRune(s, r), j+size
 		}
@@ -324,22 +324,22 @@ var refEscapes = map[byte]uint16{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f':
 // digit.
 func refEscape(src []byte, j int) (uint16, int, error) {
 	if j+1 >= len(src) {
-		return 0, j, &syntaxError{SyntaxUnterminated, len(src)}
+		return 0, j, &syntaxError{syntaxUnterminated, len(src)}
 	}
 	if u, ok := refEscapes[src[j+1]]; ok {
 		return u, j + 2, nil
 	}
 	if src[j+1] != 'u' {
-		return 0, j + 1, &syntaxError{SyntaxBadEscape, j + 1}
+		return 0, j + 1, &syntaxError{syntaxBadEscape, j + 1}
 	}
 	var u uint16
 	for k := j + 2; k < j+6; k++ {
 		if k >= len(src) {
-			return 0, k, &syntaxError{SyntaxBadUnicode, len(src)}
+			return 0, k, &syntaxError{syntaxBadUnicode, len(src)}
 		}
 		d, ok := hexValue(src[k])
 		if !ok {
-			return 0, k, &syntaxError{SyntaxBadUnicode, k}
+			return 0, k, &syntaxError{syntaxBadUnicode, k}
 		}
 		u = u<<4 | uint16(d)
 	}
@@ -444,7 +444,7 @@ func (p *refParser) diagnose() error {
 	}
 	switch {
 	case i >= len(src):
-		return &syntaxError{SyntaxUnexpectedEnd, len(src)}
+		return &syntaxError{syntaxUnexpectedEnd, len(src)}
 	case sep == 0 && (src[i] == '"' || !key && strings.IndexByte("-0123456789tfn", src[i]) >= 0):
 		if _, err := refScanScalar(src, i); err != nil {
 			return err
@@ -497,9 +497,9 @@ func refScanNumber(src []byte, i int) (end int, err error) {
 func refDigits(src []byte, i int) (int, error) {
 	switch {
 	case i >= len(src):
-		return i, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+		return i, &syntaxError{syntaxUnexpectedEnd, len(src)}
 	case src[i] < '0' || src[i] > '9':
-		return i, &syntaxError{SyntaxBadNumber, i}
+		return i, &syntaxError{syntaxBadNumber, i}
 	}
 	for i < len(src) && '0' <= src[i] && src[i] <= '9' {
 		i++
@@ -517,7 +517,7 @@ func refLiteral(src []byte, i int, word string) (int, error) {
 	case k == len(word):
 		return i + k, nil
 	case i+k == len(src):
-		return i + k, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+		return i + k, &syntaxError{syntaxUnexpectedEnd, len(src)}
 	}
 	return i + k, unexpectedAt(src, i+k)
 }
@@ -529,9 +529,9 @@ func unexpectedAt(src []byte, i int) error {
 	r, size := utf8.DecodeRune(src[i:])
 	switch {
 	case r == utf8.RuneError && size == 1:
-		return &syntaxError{SyntaxBadUTF8, i}
+		return &syntaxError{syntaxBadUTF8, i}
 	case r < 0x20 || r == 0x7f:
-		return &syntaxError{SyntaxUnexpectedToken + " U+00" + string(hexDigits[r>>4]) + string(hexDigits[r&0xf]), i}
+		return &syntaxError{syntaxUnexpectedToken + " U+00" + string(hexDigits[r>>4]) + string(hexDigits[r&0xf]), i}
 	}
-	return &syntaxError{SyntaxUnexpectedToken + " '" + string(r) + "'", i}
+	return &syntaxError{syntaxUnexpectedToken + " '" + string(r) + "'", i}
 }

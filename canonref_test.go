@@ -23,8 +23,8 @@ var refOptionSets = []struct {
 }{
 	{"none", canonOptions{}},
 	{"queue producer", bodyOptions},
-	{"inbound", canonOptions{maxDepth: MaxJSONDepth, infToNull: true, validUTF8: true}},
-	{"tight", canonOptions{maxDepth: 3, deepOver: 2, markers: true}},
+	{"inbound", canonOptions{syntaxDepthLimit: MaxJSONDepth, infToNull: true, validUTF8: true}},
+	{"tight", canonOptions{syntaxDepthLimit: 3, problemDepthLimit: 2, markers: true}},
 }
 
 // sameAsReference reports how fastCanonical and refCanonical differ on

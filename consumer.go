@@ -46,8 +46,8 @@ type Message struct {
 	Body any
 }
 
-// KindQueue is the event kind of a queue batch.
-const KindQueue = "queue"
+// EventQueue is the event kind of a queue batch (事件种类 queue).
+const EventQueue = "queue"
 
 // ReadQueueBatch is 读取队列批次 (消息队列 0.1.0, 消费者): the current batch as
 // JSON text, {"queue":…,"messages":[{"id":…,"attempts":…,"timestamp":…,"body":…},…]},
@@ -101,9 +101,9 @@ func ReadQueueBatch(ev Event) (string, error) {
 		if !ok {
 			return "", violation(MsgMessageNotJSON + strconv.Itoa(n))
 		}
-		var info canonInfo
+		var info valueReport
 		dst, info, err = canonical(dst, raw, &canonOptions{})
-		if err != nil || info.prob.kind == problemInf {
+		if err != nil || info.problem.kind == problemInf {
 			return "", &Error{Kind: Violation, Msg: MsgMessageNotJSON + strconv.Itoa(n), Err: err}
 		}
 		if info.depth > MaxReadDepth {
@@ -169,7 +169,7 @@ func RetryQueueMessage(ev Event, n, delaySeconds int) error {
 // queueBatch is the check every consumer function makes first: "其他事件里调用会
 // 抛出可捕获的豫言异常 `当前事件不是队列事件`".
 func queueBatch(ev Event) (Batch, error) {
-	if ev != nil && ev.Kind() == KindQueue {
+	if ev != nil && ev.Kind() == EventQueue {
 		if b := ev.Batch(); b != nil {
 			return b, nil
 		}

@@ -22,10 +22,10 @@ func (p *parser) str(i int) (int, error) {
 		// whole sequences, validated in one go.
 		k, wide := stringRun(src, j)
 		if wide && !p.o.validUTF8 && !validUTF8(src[j:k]) {
-			return j, &syntaxError{SyntaxBadUTF8, j + firstInvalid(src[j:k])}
+			return j, &syntaxError{syntaxBadUTF8, j + firstInvalid(src[j:k])}
 		}
 		if j = k; j >= len(src) {
-			return j, &syntaxError{SyntaxUnterminated, len(src)}
+			return j, &syntaxError{syntaxUnterminated, len(src)}
 		}
 		switch src[j] {
 		case '"':
@@ -39,7 +39,7 @@ func (p *parser) str(i int) (int, error) {
 			}
 			j, run = n, n
 		default: // a C0 control
-			return j, &syntaxError{SyntaxBadControl, j}
+			return j, &syntaxError{syntaxBadControl, j}
 		}
 	}
 }
@@ -100,7 +100,7 @@ func appendSource(out, src []byte, i, j int) []byte {
 func (p *parser) escape(j int) (int, error) {
 	src := p.src
 	if j+1 >= len(src) {
-		return j, &syntaxError{SyntaxUnterminated, len(src)}
+		return j, &syntaxError{syntaxUnterminated, len(src)}
 	}
 	switch src[j+1] {
 	case '"', '\\':
@@ -120,7 +120,7 @@ func (p *parser) escape(j int) (int, error) {
 	case 'u':
 		u, bad := hex4(src, j+2)
 		if bad >= 0 {
-			return bad, &syntaxError{SyntaxBadUnicode, bad}
+			return bad, &syntaxError{syntaxBadUnicode, bad}
 		}
 		j += 6
 		switch {
@@ -143,7 +143,7 @@ func (p *parser) escape(j int) (int, error) {
 		}
 		return j, nil
 	default: // V8 reports the character after the backslash
-		return j + 1, &syntaxError{SyntaxBadEscape, j + 1}
+		return j + 1, &syntaxError{syntaxBadEscape, j + 1}
 	}
 	return j + 2, nil
 }

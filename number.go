@@ -21,7 +21,7 @@ import (
 // its shortest: it is copied when it is spelt as Number::toString lays
 // them out (laidOut), else its digits are laid out again. Only the rest go
 // through strconv.
-func (p *parser) number(i int) (int, problem, error) {
+func (p *parser) number(i int) (int, valueProblem, error) {
 	src, start := p.src, i
 	if src[i] == '-' {
 		i++
@@ -30,18 +30,18 @@ func (p *parser) number(i int) (int, problem, error) {
 	var m uint64 // the digits as an integer, while there are at most 19 significant ones
 	switch {
 	case i >= len(src):
-		return i, problem{}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+		return i, valueProblem{}, &syntaxError{syntaxUnexpectedEnd, len(src)}
 	case src[i] == '0':
 		i++
 	case '1' <= src[i] && src[i] <= '9':
 		i, m = digitRun(src, i, 0)
 	default:
-		return i, problem{}, &syntaxError{SyntaxBadNumber, i}
+		return i, valueProblem{}, &syntaxError{syntaxBadNumber, i}
 	}
 	intEnd, fracStart := i, i
 	if i < len(src) && src[i] == '.' {
 		if i++; i >= len(src) || src[i] < '0' || src[i] > '9' {
-			return i, problem{}, digitsError(src, i)
+			return i, valueProblem{}, digitsError(src, i)
 		}
 		fracStart = i
 		i, m = digitRun(src, i, m)
@@ -50,7 +50,7 @@ func (p *parser) number(i int) (int, problem, error) {
 	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
 		var err error
 		if i, exp, err = exponent(src, i+1); err != nil {
-			return i, problem{}, err
+			return i, valueProblem{}, err
 		}
 	}
 	var text []byte // the number as it is spelt, when that is Number::toString's layout
@@ -58,7 +58,7 @@ func (p *parser) number(i int) (int, problem, error) {
 		text = src[start:i]
 		if intEnd-digits+fracEnd-fracStart <= 15 {
 			p.out = appendSource(p.out, src, start, i)
-			return i, problem{}, nil
+			return i, valueProblem{}, nil
 		}
 	}
 	// The value is m × 10^-q, m having sig significant digits.
@@ -71,10 +71,10 @@ func (p *parser) number(i int) (int, problem, error) {
 	}
 	if sig == 0 {
 		p.out = append(p.out, '0') // zero, whatever its sign and exponent
-		return i, problem{}, nil
+		return i, valueProblem{}, nil
 	}
 	if sig <= 19 && p.layOut(src[start] == '-', m, sig, fracEnd-fracStart-exp, text) {
-		return i, problem{}, nil
+		return i, valueProblem{}, nil
 	}
 	return i, p.convert(&numberSpan{start, digits, intEnd, fracStart, fracEnd, i, exp}), nil
 }
@@ -112,7 +112,7 @@ func (p *parser) layOut(neg bool, m uint64, sig, q int, text []byte) bool {
 
 // convert writes the number n by strconv: its double's shortest digits, or
 // null for ±Infinity.
-func (p *parser) convert(n *numberSpan) problem {
+func (p *parser) convert(n *numberSpan) valueProblem {
 	src := p.src
 	text := src[n.start:n.end]
 	if n.intEnd-n.digits+n.fracEnd-n.fracStart > 700 {
@@ -128,12 +128,12 @@ func (p *parser) convert(n *numberSpan) problem {
 	if err != nil { // only ErrRange can happen here: ±Inf
 		p.out = append(p.out, "null"...)
 		if p.o.infToNull {
-			return problem{}
+			return valueProblem{}
 		}
-		return problem{problemInf, n.start}
+		return valueProblem{problemInf, n.start}
 	}
 	p.out = appendNumber(p.out, f)
-	return problem{}
+	return valueProblem{}
 }
 
 // numberSpan is where the parts of a JSON number lie in the source, and
@@ -178,9 +178,9 @@ func digitRun(src []byte, i int, m uint64) (int, uint64) {
 // digitsError is the error where a digit must be, at src[i].
 func digitsError(src []byte, i int) error {
 	if i >= len(src) {
-		return &syntaxError{SyntaxUnexpectedEnd, len(src)}
+		return &syntaxError{syntaxUnexpectedEnd, len(src)}
 	}
-	return &syntaxError{SyntaxBadNumber, i}
+	return &syntaxError{syntaxBadNumber, i}
 }
 
 // pointFirst spells the number whose digits (a '.' among them, after

@@ -96,7 +96,7 @@ func checkBinding(p Platform, binding string) error {
 }
 
 // bodyOptions are the queue's checks of a message body.
-var bodyOptions = canonOptions{deepOver: MaxMessageDepth, markers: true}
+var bodyOptions = canonOptions{problemDepthLimit: MaxMessageDepth, markers: true}
 
 // canonicalBody returns the canonical text of a message body, or the
 // message of its first problem.
@@ -113,8 +113,8 @@ func canonicalBody(body []byte) ([]byte, string) {
 
 // bodyProblem is the message for what canonical found in a syntactically
 // valid body, "" when it may be sent.
-func bodyProblem(canon []byte, info canonInfo) string {
-	switch info.prob.kind {
+func bodyProblem(canon []byte, info valueReport) string {
+	switch info.problem.kind {
 	case problemDeep:
 		return MsgBodyTooDeep
 	case problemMarker:

@@ -6,7 +6,7 @@ package hostbridge
 // jsonstring.go), which the tests hold equal to the reference in
 // canonref.go. Build with -tags hostbridge_ref to use the reference.
 
-func canonical(dst, src []byte, o *canonOptions) ([]byte, canonInfo, error) {
+func canonical(dst, src []byte, o *canonOptions) ([]byte, valueReport, error) {
 	return fastCanonical(dst, src, o)
 }
 

@@ -6,7 +6,7 @@ package hostbridge
 // reference alone (canonref.go, and refScanBatch in batch.go): the build for a host that
 // wants only code it can audit by reading, at some twenty times the cost.
 
-func canonical(dst, src []byte, o *canonOptions) ([]byte, canonInfo, error) {
+func canonical(dst, src []byte, o *canonOptions) ([]byte, valueReport, error) {
 	return refCanonical(dst, src, o)
 }
 
