@@ -1,6 +1,8 @@
 package hostbridge
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -226,3 +228,23 @@ const (
 	syntaxAfterJSON       = "Unexpected non-whitespace character after the value"
 	syntaxPosition        = " in JSON at position " // + offset
 )
+
+// The texts of the errors a host's own configuration gets: a host reads
+// them, an app never does.
+const (
+	// GrantJSON's permission text is not a JSON object (+ ": " and the
+	// parser's reason, when it is not JSON at all).
+	msgPermissionsNotObject = "hostbridge: permission text is not a JSON object"
+	// GrantJSON's permission text has a "QUEUE" that is not an array of
+	// strings.
+	msgPermissionsQueue = `hostbridge: permission "QUEUE" is not an array of strings`
+)
+
+// hostError is a host's configuration error: msg, then the cause's text if
+// there is one, which errors.Is and errors.As see.
+func hostError(msg string, cause error) error {
+	if cause == nil {
+		return errors.New(msg)
+	}
+	return fmt.Errorf("%s: %w", msg, cause)
+}
