@@ -1,50 +1,27 @@
+//go:build !hostbridge_ref
+
 package hostbridge
+
+// The fast path of canonical JSON, the default build's: one pass over the
+// text that writes the canonical form as it parses, with no tree and, for a
+// small message, no allocation but the output. It never recurses per
+// nesting level: open containers are frames on an explicit stack and the
+// members of open objects sit in one slice, so 10^6 nested brackets cost
+// memory in proportion, never Go stack. An object is rewritten at its close
+// only when it needs it (a repeated key, or a key that may be an array
+// index). Strings are in jsonstring_fast.go, numbers in number_fast.go, the
+// batch scan in batch_fast.go.
+//
+// The reference (canonref.go) is the normative version; the tests hold this
+// code equal to it, output, depth, first problem and syntax error, offsets
+// included (canon_reference_fast_test.go). With -tags hostbridge_ref no
+// *_fast.go file is compiled.
 
 import (
 	"cmp"
 	"slices"
-	"strconv"
 	"sync"
 )
-
-// canonOptions say what canonical reports besides syntax errors.
-type canonOptions struct {
-	syntaxDepthLimit  int  // parser bound: opening a container deeper than this is a syntax error (0: none)
-	problemDepthLimit int  // report problemDeep for a surviving container deeper than this (0: none)
-	markers           bool // report problemMarker for a surviving reserved host-marker key
-	infToNull         bool // write a number that parses to ±Infinity as null (JSON.stringify) instead of reporting problemInf
-	validUTF8         bool // src is known to be valid UTF-8 (a strict read checked it): strings skip the check
-}
-
-// problemKind is what the queue rejects in a syntactically valid value.
-type problemKind uint8
-
-const (
-	problemNone   problemKind = iota
-	problemDeep               // nesting over canonOptions.problemDepthLimit
-	problemMarker             // a reserved host-marker key
-	problemInf                // a number that parses to ±Infinity
-)
-
-// valueProblem is the first problem, in text order, of the parsed value: a value
-// a later duplicate key replaces does not count.
-type valueProblem struct {
-	kind problemKind
-	off  int // byte offset in src
-}
-
-// valueReport is what canonical reports about the parsed value besides its
-// text: its depth and its first problem.
-type valueReport struct {
-	depth   int // nesting depth of the parsed value: [] is 1, {"a":[1]} is 2, 1 is 0
-	problem valueProblem
-}
-
-// syntaxError is invalid JSON: reason is one of the syntax* constants.
-type syntaxError struct {
-	reason string
-	off    int
-}
 
 // fastCanonical appends to dst the canonical form of the JSON text src,
 // JSON.stringify(JSON.parse(src)), and describes the parsed value. src must
@@ -516,10 +493,6 @@ func arrayIndex(key []byte) int64 {
 	return n
 }
 
-// maxArrayIndex: "An array index is an integer index whose numeric value i
-// is in the range +0𝔽 ≤ i < 𝔽(2^32 - 1)" (ECMA-262 §6.1.7).
-const maxArrayIndex = 1<<32 - 2
-
 // literalName parses the literal name (RFC 8259 §3: false, null, true) at
 // src[i:], or reports the byte there, which starts no value.
 func (p *parser) literalName(i int) (int, error) {
@@ -551,9 +524,3 @@ func (p *parser) literal(i int, word string) (int, error) {
 // unexpected is the error for the byte at src[i], which cannot start or
 // continue anything here.
 func (p *parser) unexpected(i int) error { return unexpectedAt(p.src, i) }
-
-// Error words the error as JavaScript hosts do: "SyntaxError: Unexpected
-// token 'x' in JSON at position 5".
-func (e *syntaxError) Error() string {
-	return SyntaxPrefix + e.reason + syntaxPosition + strconv.Itoa(e.off)
-}

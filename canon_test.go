@@ -16,9 +16,10 @@ import (
 	"testing"
 )
 
-// Conformance tests of canonical JSON (canon.go): the output must be exactly
-// V8's JSON.stringify(JSON.parse(text)). The rows are data in testdata/
-// (see testdata/SOURCES.md); node computed every expected output.
+// Conformance tests of canonical JSON, on the build's canonical or on each
+// of canonicalisers: the output must be exactly V8's
+// JSON.stringify(JSON.parse(text)). The rows are data in testdata/ (see
+// testdata/SOURCES.md); node computed every expected output.
 
 func readTestJSON(tb testing.TB, name string, v any) {
 	tb.Helper()
@@ -95,6 +96,13 @@ func short(b []byte) string {
 		return fmt.Sprintf("%q… (%d bytes)", b[:n], len(b))
 	}
 	return fmt.Sprintf("%q", b)
+}
+
+// canonicalisers are the implementations the rule tests below run on by
+// name: the reference, and in the default build the fast path too
+// (canon_fast_test.go adds it).
+var canonicalisers = map[string]func(dst, src []byte, o *canonOptions) ([]byte, valueReport, error){
+	"reference": refCanonical,
 }
 
 // ---- appendNumber: ECMAScript Number::toString ------------------------------
@@ -248,9 +256,7 @@ func TestCanonicalEscapeBounds(t *testing.T) {
 		{"\"\x1f\"", "", syntaxBadControl},
 		{"\"\x20\"", `" "`, ""},
 	} {
-		for name, f := range map[string]func([]byte, []byte, *canonOptions) ([]byte, valueReport, error){
-			"fast": fastCanonical, "reference": refCanonical,
-		} {
+		for name, f := range canonicalisers {
 			got, _, err := f(nil, []byte(c.in), &canonOptions{})
 			var se *syntaxError
 			switch {
@@ -785,9 +791,7 @@ func TestNumberLongLiterals(t *testing.T) {
 		{"0.0001e-99999999999999999999", "0"},
 		{"1e-99999999999999999999", "0"},
 	} {
-		for name, f := range map[string]func([]byte, []byte, *canonOptions) ([]byte, valueReport, error){
-			"fast": fastCanonical, "reference": refCanonical,
-		} {
+		for name, f := range canonicalisers {
 			got, _, err := f(nil, []byte(c.in), &canonOptions{infToNull: true})
 			if err != nil || string(got) != c.want {
 				t.Errorf("%s(%.12s…%s) = %q, %v; want %q", name, c.in, c.in[len(c.in)-12:], got, err, c.want)
@@ -809,9 +813,7 @@ func TestSyntaxErrorReasons(t *testing.T) {
 		"[é]":      syntaxUnexpectedToken + " 'é'" + syntaxPosition + "1",
 		"[\ufffd]": syntaxUnexpectedToken + " '\ufffd'" + syntaxPosition + "1",
 	} {
-		for name, f := range map[string]func([]byte, []byte, *canonOptions) ([]byte, valueReport, error){
-			"fast": fastCanonical, "reference": refCanonical,
-		} {
+		for name, f := range canonicalisers {
 			if _, _, err := f(nil, []byte(in), &canonOptions{}); err == nil || err.Error() != SyntaxPrefix+want {
 				t.Errorf("%s(%q): %v, want %s", name, in, err, SyntaxPrefix+want)
 			}

@@ -1,25 +1,37 @@
 package hostbridge
 
-// The normative canonicaliser: JSON.stringify(JSON.parse(text)), written to
-// be read rather than to be fast. encoding/json's Decoder finds the tokens
-// and checks the grammar (RFC 8259); each string and number token is then
-// read again from its raw bytes, because JSON.parse keeps what Go's decoder
-// replaces (lone surrogates) and rejects what it lets through (invalid
-// UTF-8). The value is built as JSON.parse builds it and written as
-// JSON.stringify writes it. canon.go, number.go and jsonstring.go are the
-// fast path: the tests hold it equal to this file, byte for byte and error
-// for error; build with -tags hostbridge_ref and the package uses this file
-// instead.
+// The reference canonicaliser, the normative version of the package's
+// canonical JSON: JSON.stringify(JSON.parse(text)), written to be read
+// rather than to be fast, each rule beside the ECMA-262 or RFC 8259
+// sentence it implements. encoding/json's Decoder finds the tokens and
+// checks the grammar; each string and number token is then read again from
+// its raw bytes (canonref_string.go, canonref_number.go), because
+// JSON.parse keeps what Go's decoder replaces (lone surrogates) and rejects
+// what it lets through (invalid UTF-8). The value is built as JSON.parse
+// builds it and written as JSON.stringify writes it; neither step recurses
+// per nesting level (open containers are on a stack of their own), so deep
+// nesting costs memory in proportion, never Go stack. When the Decoder
+// stops, diagnose (below) says where, as JavaScript hosts say it.
+//
+// The reference stands alone: the canonicaliser is this file,
+// canonref_string.go and canonref_number.go, with the shared canon.go and
+// errors.go and nothing else (TestReferenceBuildTypeChecks); refScanBatch
+// (canonref_batch.go) reads a batch with it. Built with -tags
+// hostbridge_ref, the package compiles no fast-path file (*_fast.go) and
+// canonicalises with this code. In the default build the fast path does
+// the work, held equal to this code by the tests (output, depth, first
+// problem and its offset, syntax error and its offset): a seeded corpus of
+// 20,000 documents (TestReferenceRandomCorpus) and FuzzReference. Where the
+// two could differ only by a promise (canonOptions.validUTF8: the caller
+// checked the UTF-8), the reference checks anyway.
 
 import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -219,6 +231,10 @@ func refArrayIndex(key []byte) int64 {
 	return int64(n)
 }
 
+// maxArrayIndex: "An array index is an integer index whose numeric value i
+// is in the range +0𝔽 ≤ i < 𝔽(2^32 - 1)" (ECMA-262 §6.1.7).
+const maxArrayIndex = 1<<32 - 2
+
 // The reserved host-marker keys, as JSON.stringify writes them: the queue
 // rejects them at any depth, "包括借 \u0024 之类转义拼出的键".
 var markerKeys = [...]string{`"$句柄"`, `"$未定义"`, `"$大整数"`, `"$数字"`}
@@ -277,143 +293,6 @@ func refStringify(dst []byte, root *refValue) []byte {
 		write(m.value)
 	}
 	return dst
-}
-
-// ---- Strings -----------------------------------------------------------
-
-// refString reads the JSON string at src[i] (RFC 8259 §7) into what
-// JSON.parse makes of it, a String of UTF-16 code units, and returns the
-// offset after it. The text is UTF-8 ("JSON text exchanged between systems
-// … MUST be encoded using UTF-8", RFC 8259 §8.1), decoded strictly as a
-// fatal TextDecoder does before JSON.parse sees it.
-func refString(src []byte, i int) ([]uint16, int, error) {
-	var s []uint16
-	for j := i + 1; ; {
-		if j >= len(src) {
-			return nil, j, &syntaxError{syntaxUnterminated, len(src)}
-		}
-		switch c := src[j]; {
-		case c == '"':
-			return s, j + 1, nil
-		case c == '\\':
-			u, next, err := refEscape(src, j)
-			if err != nil {
-				return nil, next, err
-			}
-			s, j = append(s, u), next
-		case c < 0x20: // "All Unicode characters may be placed within the quotation marks, except for … the control characters (U+0000 through U+001F)."
-			return nil, j, &syntaxError{syntaxBadControl, j}
-		default:
-			r, size := utf8.DecodeRune(src[j:])
-			if r == utf8.RuneError && size == 1 {
-				return nil, j, &syntaxError{syntaxBadUTF8, j}
-			}
-			s, j = utf16.AppendRune(s, r), j+size
-		}
-	}
-}
-
-// refEscapes are RFC 8259 §7's two-character escapes: escape = %x5C ( %x22
-// / %x5C / %x2F / %x62 / %x66 / %x6E / %x72 / %x74 / %x75 4HEXDIG ).
-var refEscapes = map[byte]uint16{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
-
-// refEscape reads the escape at src[j] (a backslash) as one UTF-16 code
-// unit: "\uD834\uDD1E" is two, as the RFC says, paired only when written.
-// Errors are where V8 reports them: a bad escape at the character after
-// the backslash, a bad \u escape at its first character that is not a hex
-// digit.
-func refEscape(src []byte, j int) (uint16, int, error) {
-	if j+1 >= len(src) {
-		return 0, j, &syntaxError{syntaxUnterminated, len(src)}
-	}
-	if u, ok := refEscapes[src[j+1]]; ok {
-		return u, j + 2, nil
-	}
-	if src[j+1] != 'u' {
-		return 0, j + 1, &syntaxError{syntaxBadEscape, j + 1}
-	}
-	var u uint16
-	for k := j + 2; k < j+6; k++ {
-		if k >= len(src) {
-			return 0, k, &syntaxError{syntaxBadUnicode, len(src)}
-		}
-		d, ok := hexValue(src[k])
-		if !ok {
-			return 0, k, &syntaxError{syntaxBadUnicode, k}
-		}
-		u = u<<4 | uint16(d)
-	}
-	return u, j + 6, nil
-}
-
-// quoteJSONString appends the String s as JSON.stringify writes it
-// (ECMA-262 §25.5.2.3 QuoteJSONString): "For each code point C of
-// StringToCodePoints(value)": the escapes of Table 74 (\b \t \n \f \r \"
-// \\); else "if C has a numeric value less than 0x0020 (SPACE) or C has
-// the same numeric value as a leading surrogate or trailing surrogate",
-// UnicodeEscape(C), lower-case hex; else C itself (in UTF-8 here).
-func quoteJSONString(dst []byte, s []uint16) []byte {
-	dst = append(dst, '"')
-	for i := 0; i < len(s); i++ {
-		c := rune(s[i])
-		if utf16.IsSurrogate(c) && c < 0xdc00 && i+1 < len(s) {
-			if r := utf16.DecodeRune(c, rune(s[i+1])); r != utf8.RuneError {
-				c = r // a leading surrogate then a trailing one: one code point
-				i++
-			}
-		}
-		switch {
-		case c == '"' || c == '\\' || c < 0x20:
-			dst = appendEscape(dst, byte(c))
-		case utf16.IsSurrogate(c):
-			dst = append(dst, '\\', 'u', hexDigits[c>>12], hexDigits[c>>8&0xf], hexDigits[c>>4&0xf], hexDigits[c&0xf])
-		default:
-			dst = utf8.AppendRune(dst, c)
-		}
-	}
-	return append(dst, '"')
-}
-
-// ---- Numbers -----------------------------------------------------------
-
-// refNumber reads a JSON number (RFC 8259 §6, checked by the Decoder) as
-// JSON.parse does, the IEEE 754 double nearest its mathematical value
-// (ECMA-262 §6.1.6.1, "round to nearest, ties to even"), and writes it as
-// Number::toString does. inf: the value is beyond the double range and
-// reads as ±Infinity, which JSON.stringify writes "null".
-//
-// strconv.ParseFloat reads "0.ddd…e±x" right whatever the number of
-// digits, but misplaces the point after more than 800 integer digits, so
-// the literal is first spelt so: its significant digits D and the
-// exponent e that make its value 0.D × 10^e.
-func refNumber(lit []byte) (text []byte, inf bool) {
-	mant, exp := strings.TrimPrefix(string(lit), "-"), ""
-	if k := strings.IndexAny(mant, "eE"); k >= 0 {
-		mant, exp = mant[:k], mant[k+1:]
-	}
-	intPart, frac, _ := strings.Cut(mant, ".")
-	all := intPart + frac
-	lead := len(all) - len(strings.TrimLeft(all, "0"))
-	d := strings.TrimRight(all[lead:], "0")
-	x, _ := strconv.Atoi(exp)  // "+5" and "-5" too; held at ±2^63 when longer
-	x = max(min(x, 1e9), -1e9) // far past ±400 plus any count of digits a text here holds
-	e := len(intPart) - lead + x
-	switch {
-	case len(d) == 0: // ±0: "If m is +0𝔽 or -0𝔽, return "0""
-		return []byte("0"), false
-	case e > 400: // 0.D × 10^e ≥ 10^399, past the largest double
-		return []byte("null"), true
-	case e < -400: // below half the smallest double: rounds to 0
-		return []byte("0"), false
-	}
-	f, _ := strconv.ParseFloat("0."+d+"e"+strconv.Itoa(e), 64)
-	if math.IsInf(f, 0) {
-		return []byte("null"), true
-	}
-	if lit[0] == '-' { // rounding is symmetric: the sign goes on after
-		f = -f
-	}
-	return appendNumber(nil, f), false // Number::toString, in number.go
 }
 
 // ---- Syntax errors -----------------------------------------------------

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"time"
+	"unicode/utf16"
 )
 
 // Event is the current host invocation.
@@ -113,6 +114,14 @@ func ReadQueueBatch(ev Event) (string, error) {
 	}
 	dst = append(dst, "]}"...)
 	return string(dst), nil
+}
+
+// appendQuoted appends the Go string s (a queue name, a message ID) as
+// JSON.stringify writes the String a host makes of it: s decoded as
+// TextDecoder decodes UTF-8 (each maximal subpart of an ill-formed sequence
+// one U+FFFD, as the query readers decode), then quoteJSONString.
+func appendQuoted(dst []byte, s string) []byte {
+	return quoteJSONString(dst, utf16.Encode([]rune(utf8DecodeWithoutBOM(s))))
 }
 
 // AckQueueMessage is 确认队列消息 (消息队列 0.1.0, 消费者): it asks the
