@@ -154,7 +154,7 @@ func ReadInboundJSON(ev Event) (string, error) {
 // inboundCanon is how both inbound JSON functions parse: at most
 // MaxJSONDepth levels, ±Infinity written null; the text is valid UTF-8
 // already (read strictly, or decoded leniently).
-var inboundCanon = &canonOptions{maxDepth: MaxJSONDepth, infToNull: true, validUTF8: true}
+var inboundCanon = &canonOptions{syntaxDepthLimit: MaxJSONDepth, infToNull: true, validUTF8: true}
 
 // canonical returns the canonical JSON text of the body, its BOM stripped:
 // a body read strictly (valid UTF-8), or, with lenient, any body, decoded as

@@ -40,7 +40,7 @@ func benchRead(b *testing.B, body []byte, cl string, read func(Event, int) (Body
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", h, &FakeBody{Chunks: chunks})
+		ev := NewRequestEvent(EventFetch, "POST", "https://example.com/", h, &FakeBody{Chunks: chunks})
 		if st, _, err := read(ev, MaxBodyLimit); st != BodyOK || err != nil {
 			b.Fatal(st, err)
 		}
@@ -133,7 +133,7 @@ func BenchmarkReadBoundedJSON(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
-				ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, &FakeBody{Chunks: chunks})
+				ev := NewRequestEvent(EventFetch, "POST", "https://example.com/", nil, &FakeBody{Chunks: chunks})
 				if st, _, err := ReadInboundBoundedJSON(ev, MaxBoundedJSONLimit); st != BodyOK || err != nil {
 					b.Fatal(st, err)
 				}

@@ -154,7 +154,7 @@ func FuzzBodyReaders(f *testing.F) {
 			h := http.Header{"Content-Length": {strconv.Itoa(n)}}
 			for _, r := range readers[:3] {
 				fb := &FakeBody{Chunks: chunks}
-				st, p, err := r.read(NewRequestEvent(KindFetch, "POST", "https://example.com/", h, fb), MaxBodyLimit)
+				st, p, err := r.read(NewRequestEvent(EventFetch, "POST", "https://example.com/", h, fb), MaxBodyLimit)
 				wst, wp := BodyOK, []byte(want)
 				switch {
 				case r.name == "ReadInboundBytes":
@@ -180,7 +180,7 @@ func FuzzBodyReaders(f *testing.F) {
 		}
 		for _, r := range readers[:3] {
 			fb := &FakeBody{Chunks: chunks}
-			st, p, err := r.read(NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, fb), limit)
+			st, p, err := r.read(NewRequestEvent(EventFetch, "POST", "https://example.com/", nil, fb), limit)
 			if err != nil || len(p) != 0 || fb.Pulls > crossing || !fb.Canceled {
 				t.Fatalf("%s at limit %d: (%d, %q, %v) pulls %d (crossing at %d) canceled %v", r.name, limit, st, p, err, fb.Pulls, crossing, fb.Canceled)
 			}
@@ -236,7 +236,7 @@ func FuzzBoundedJSON(f *testing.F) {
 // one both strip).
 func checkLenientJSON(t *testing.T, body []byte, chunks [][]byte) {
 	t.Helper()
-	got, err := ReadInboundJSON(NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, &FakeBody{Chunks: chunks}))
+	got, err := ReadInboundJSON(NewRequestEvent(EventFetch, "POST", "https://example.com/", nil, &FakeBody{Chunks: chunks}))
 	text := []byte(utf8BOM + refDecode(body))
 	st, want, _, _ := readChunks([][]byte{text}, ReadInboundBoundedJSON, MaxBoundedJSONLimit)
 	var e *Error

@@ -36,7 +36,7 @@ func TestJSONTestSuiteBoundedJSON(t *testing.T) {
 		// Two chunkings: whole, and cut in the middle.
 		for _, chunks := range [][][]byte{{body}, {body[:len(body)/2], body[len(body)/2:]}} {
 			fb := &FakeBody{Chunks: chunks}
-			ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, fb)
+			ev := NewRequestEvent(EventFetch, "POST", "https://example.com/", nil, fb)
 			st, s, err := ReadInboundBoundedJSON(ev, MaxBoundedJSONLimit)
 			if err != nil {
 				t.Errorf("%s: error %v", c.Name, err)

@@ -19,11 +19,11 @@ func post(header http.Header, chunks ...string) (Event, *FakeBody) {
 	for _, c := range chunks {
 		fb.Chunks = append(fb.Chunks, []byte(c))
 	}
-	return NewRequestEvent(KindFetch, "POST", "https://example.com/", header, fb), fb
+	return NewRequestEvent(EventFetch, "POST", "https://example.com/", header, fb), fb
 }
 
 // wantError checks err is an *Error of kind with exactly msg.
-func wantBodyError(t *testing.T, what string, err error, kind Kind, msg string) *Error {
+func wantBodyError(t *testing.T, what string, err error, kind ErrorKind, msg string) *Error {
 	t.Helper()
 	var e *Error
 	if !errors.As(err, &e) {
@@ -94,7 +94,7 @@ func TestBodyOrder(t *testing.T) {
 		// No current request: Failure, before the limit is looked at.
 		for _, ev := range []Event{
 			nil,
-			NewRequestEvent(KindQueue, "POST", "https://example.com/", nil, &FakeBody{}),
+			NewRequestEvent(EventQueue, "POST", "https://example.com/", nil, &FakeBody{}),
 			NewRequestEvent("unknown", "POST", "https://example.com/", nil, &FakeBody{}),
 		} {
 			_, _, err := r.read(ev, 0)
@@ -108,7 +108,7 @@ func TestBodyOrder(t *testing.T) {
 			fb := &FakeBody{Chunks: [][]byte{[]byte("x")}}
 			fb.Open()
 			h := http.Header{"Content-Length": {"99999999999999999999"}}
-			st, _, err := r.read(NewRequestEvent(KindServiceFetch, m, "https://example.com/", h, fb), 10)
+			st, _, err := r.read(NewRequestEvent(EventServiceFetch, m, "https://example.com/", h, fb), 10)
 			if err != nil || st != BodyNone || fb.Pulls != 0 {
 				t.Errorf("%s %s: (%d, %v), want 2", r.name, m, st, err)
 			}
@@ -117,12 +117,12 @@ func TestBodyOrder(t *testing.T) {
 		fb := &FakeBody{Chunks: [][]byte{[]byte("x")}}
 		fb.Open()
 		h := http.Header{"Content-Length": {"99999999999999999999"}}
-		if st, _, err := r.read(NewRequestEvent(KindDurableFetch, "PUT", "https://example.com/", h, fb), 10); err != nil || st != BodyUsed {
+		if st, _, err := r.read(NewRequestEvent(EventDurableFetch, "PUT", "https://example.com/", h, fb), 10); err != nil || st != BodyUsed {
 			t.Errorf("%s used: (%d, %v), want 3", r.name, st, err)
 		}
 		// A method other than GET or HEAD with a body is read.
 		for _, m := range []string{"OPTIONS", "DELETE", "GETX", "POST"} {
-			ev := NewRequestEvent(KindFetch, m, "https://example.com/", nil, &FakeBody{Chunks: [][]byte{[]byte("x")}})
+			ev := NewRequestEvent(EventFetch, m, "https://example.com/", nil, &FakeBody{Chunks: [][]byte{[]byte("x")}})
 			if st, _, err := r.read(ev, 10); err != nil || st == BodyNone || st == BodyUsed {
 				t.Errorf("%s %s: (%d, %v), want it read", r.name, m, st, err)
 			}
@@ -175,7 +175,7 @@ func TestContentLength(t *testing.T) {
 	}
 	// A header map built by hand, without canonical keys.
 	fb := &FakeBody{Chunks: [][]byte{[]byte("x")}}
-	ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", http.Header{"content-length": {"11"}}, fb)
+	ev := NewRequestEvent(EventFetch, "POST", "https://example.com/", http.Header{"content-length": {"11"}}, fb)
 	if st, _, _ := ReadInboundBytes(ev, 10); st != BodyTooLarge || fb.Pulls != 0 {
 		t.Errorf("lower-case content-length key: status %d pulls %d", st, fb.Pulls)
 	}
@@ -341,8 +341,8 @@ func TestReadInboundJSONErrors(t *testing.T) {
 		return e
 	}
 	check("no request", NewRequestEvent("scheduled", "POST", "https://example.com/", nil, &FakeBody{}), MsgNoRequest)
-	check("GET", NewRequestEvent(KindFetch, "GET", "https://example.com/", nil, &FakeBody{}), MsgJSONBodyNone)
-	check("no stream", NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, nil), MsgJSONBodyNone)
+	check("GET", NewRequestEvent(EventFetch, "GET", "https://example.com/", nil, &FakeBody{}), MsgJSONBodyNone)
+	check("no stream", NewRequestEvent(EventFetch, "POST", "https://example.com/", nil, nil), MsgJSONBodyNone)
 	ev, _ := post(nil, "{}")
 	ReadInboundBytes(ev, 10)
 	check("used", ev, MsgJSONBodyUsed)
@@ -389,7 +389,7 @@ func TestReadInboundJSONErrors(t *testing.T) {
 		t.Errorf("{bad: cause %T", e.Err)
 	}
 	ev, _ = post(nil)
-	check("empty", ev, MsgJSONBodyInvalid+SyntaxPrefix+SyntaxUnexpectedEnd+SyntaxPosition+"0")
+	check("empty", ev, MsgJSONBodyInvalid+SyntaxPrefix+syntaxUnexpectedEnd+syntaxPosition+"0")
 	// "规范化后的文字也不得超过 2 MiB": each 1e21 grows a byte (1e+21).
 	// ["x…x",1e21,…]: canonical 6k+l+4 bytes, input 5k+l+4.
 	k := 100000
@@ -442,7 +442,7 @@ func TestBoundedJSON(t *testing.T) {
 		if depth == 1000 && (err != nil || st != BodyOK || s != body) {
 			t.Errorf("depth %d: (%d, %.40q, %v), want 0", depth, st, s, err)
 		}
-		if depth == 1001 && (err != nil || st != BodyInvalidJSON || s != SyntaxPrefix+SyntaxTooDeep+SyntaxPosition+"1000") {
+		if depth == 1001 && (err != nil || st != BodyInvalidJSON || s != SyntaxPrefix+syntaxTooDeep+syntaxPosition+"1000") {
 			t.Errorf("depth %d: (%d, %.80q, %v), want 5", depth, st, s, err)
 		}
 	}
@@ -453,7 +453,7 @@ func TestBoundedJSON(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	st, s, err := ReadInboundBoundedJSON(ev, MaxBoundedJSONLimit)
 	runtime.ReadMemStats(&after)
-	if err != nil || st != BodyInvalidJSON || !strings.Contains(s, SyntaxTooDeep) {
+	if err != nil || st != BodyInvalidJSON || !strings.Contains(s, syntaxTooDeep) {
 		t.Errorf("4 million [: (%d, %.80q, %v), want 5", st, s, err)
 	}
 	// The blocks (about 1.06 × the body), one copy into a single buffer,
@@ -488,7 +488,7 @@ func TestReadMemory(t *testing.T) {
 	}
 	// Over the limit: nothing held beyond limit+1 bytes, and the blocks.
 	chunks := splitChunks(make([]byte, 4<<20), 64<<10)
-	ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, &FakeBody{Chunks: chunks})
+	ev := NewRequestEvent(EventFetch, "POST", "https://example.com/", nil, &FakeBody{Chunks: chunks})
 	var st BodyStatus
 	if alloc := allocated(func() { st, _, _ = ReadInboundBytes(ev, 1<<20) }); st != BodyTooLarge || alloc > 11*(1<<20)/10 {
 		t.Errorf("over a 1 MiB limit: status %d, allocated %d", st, alloc)
@@ -514,7 +514,7 @@ func readMemory(t *testing.T, size int, chunks [][]byte) {
 			// The least of three reads after one that warms the pools.
 			least := uint64(math.MaxUint64)
 			for i := 0; i < 4; i++ {
-				ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", h, &FakeBody{Chunks: chunks})
+				ev := NewRequestEvent(EventFetch, "POST", "https://example.com/", h, &FakeBody{Chunks: chunks})
 				var (
 					st  BodyStatus
 					got []byte
@@ -550,7 +550,7 @@ func TestCountBeforeValidating(t *testing.T) {
 	chunk := append([]byte{0xff}, strings.Repeat("a", 700)...) // one chunk of 701 bytes
 	read := func(f func(Event, int) BodyStatus, limit int, chunks ...[]byte) (BodyStatus, *FakeBody) {
 		fb := &FakeBody{Chunks: chunks}
-		return f(NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, fb), limit), fb
+		return f(NewRequestEvent(EventFetch, "POST", "https://example.com/", nil, fb), limit), fb
 	}
 	strict := func(ev Event, n int) BodyStatus { st, _, _ := ReadInboundStrictText(ev, n); return st }
 	bounded := func(ev Event, n int) BodyStatus { st, _, _ := ReadInboundBoundedJSON(ev, n); return st }
@@ -578,7 +578,7 @@ func TestCountBeforeValidating(t *testing.T) {
 	}
 	// One 3 MiB chunk starting FF: over 2 MiB, not invalid.
 	huge := append([]byte{0xff}, bytes.Repeat([]byte("a"), 3<<20-1)...)
-	ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, &FakeBody{Chunks: [][]byte{huge}})
+	ev := NewRequestEvent(EventFetch, "POST", "https://example.com/", nil, &FakeBody{Chunks: [][]byte{huge}})
 	if _, err := ReadInboundJSON(ev); err == nil || err.Error() != MsgJSONBodyTooLarge {
 		t.Errorf("ReadInboundJSON on 3 MiB starting FF: %v, want %s", err, MsgJSONBodyTooLarge)
 	}
@@ -661,7 +661,7 @@ func TestReadMemoryFalseLength(t *testing.T) {
 	for name, f := range read {
 		cl := cmp.Or(declared[name], "16000000")
 		for i := 0; i < 2; i++ {
-			ev := NewRequestEvent(KindFetch, "POST", "https://example.com/", http.Header{"Content-Length": {cl}}, &FakeBody{Chunks: [][]byte{[]byte("1")}})
+			ev := NewRequestEvent(EventFetch, "POST", "https://example.com/", http.Header{"Content-Length": {cl}}, &FakeBody{Chunks: [][]byte{[]byte("1")}})
 			var err error
 			if alloc := allocated(func() { err = f(ev) }); err != nil || alloc >= 1<<20 {
 				t.Errorf("%s, 1 byte declared %s (read %d): allocated %d bytes, %v", name, cl, i+1, alloc, err)

@@ -59,7 +59,7 @@ func chunkings(body []byte) [][][]byte {
 // readChunks runs read on a fresh POST whose body arrives as chunks.
 func readChunks[T any](chunks [][]byte, read func(Event, int) (BodyStatus, T, error), limit int) (BodyStatus, T, *FakeBody, error) {
 	fb := &FakeBody{Chunks: chunks}
-	st, v, err := read(NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, fb), limit)
+	st, v, err := read(NewRequestEvent(EventFetch, "POST", "https://example.com/", nil, fb), limit)
 	return st, v, fb, err
 }
 

@@ -185,7 +185,7 @@ func BenchmarkCanonical(b *testing.B) {
 		b.Run(s.name, func(b *testing.B) { benchCanonical(b, benchDoc(s.size), &canonOptions{infToNull: true}) })
 	}
 	b.Run("128KB/queue", func(b *testing.B) {
-		benchCanonical(b, benchDoc(benchSizes[0].size), &canonOptions{deepOver: MaxMessageDepth, markers: true})
+		benchCanonical(b, benchDoc(benchSizes[0].size), &canonOptions{problemDepthLimit: MaxMessageDepth, markers: true})
 	})
 }
 
@@ -199,7 +199,7 @@ func BenchmarkReference(b *testing.B) {
 
 func benchCanonical(b *testing.B, src []byte, o *canonOptions) { benchWith(b, canonical, src, o) }
 
-func benchWith(b *testing.B, canonical func(dst, src []byte, o *canonOptions) ([]byte, canonInfo, error), src []byte, o *canonOptions) {
+func benchWith(b *testing.B, canonical func(dst, src []byte, o *canonOptions) ([]byte, valueReport, error), src []byte, o *canonOptions) {
 	dst, _, err := canonical(nil, src, o)
 	if err != nil {
 		b.Fatal(err)
@@ -327,7 +327,7 @@ func worstDocs(size int) []struct {
 func BenchmarkCanonicalWorstCase(b *testing.B) {
 	for _, d := range worstDocs(MaxMessageBytes) {
 		b.Run(d.name, func(b *testing.B) {
-			o := &canonOptions{deepOver: MaxMessageDepth, markers: true}
+			o := &canonOptions{problemDepthLimit: MaxMessageDepth, markers: true}
 			dst, _, err := canonical(nil, d.src, o)
 			if err != nil {
 				b.Fatal(err)

@@ -1,3 +1,5 @@
+//go:build !hostbridge_ref
+
 package hostbridge
 
 import (
@@ -8,11 +10,15 @@ import (
 	"testing"
 )
 
-// Tests of the fast path's own tricks (canon.go, number.go, jsonstring.go),
-// each against the simple code it replaces. What the tricks must compute is
-// pinned by the rule tests in canon_test.go and by FuzzReference and
-// TestReferenceRandomCorpus (canonref_test.go), which hold the whole fast
-// path equal to the reference.
+// Tests of the fast path's own tricks (canon_fast.go, number_fast.go,
+// jsonstring_fast.go), each against the simple code it replaces. What the
+// tricks must compute is pinned by the rule tests in canon_test.go, which
+// run on the fast path too in this build (the init below), and by
+// FuzzReference and TestReferenceRandomCorpus
+// (canon_reference_fast_test.go), which hold the whole fast path equal to
+// the reference.
+
+func init() { canonicalisers["fast"] = fastCanonical }
 
 // TestFastStringRun: the eight-bytes-at-a-time scan stops at the same byte as a
 // byte-at-a-time one, and says the same of the bytes before it, for every

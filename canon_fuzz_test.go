@@ -19,16 +19,16 @@ const goMaxNesting = 10000
 //   - invalid UTF-8 is always a syntax error (JSON.parse takes text);
 //   - on valid UTF-8 it accepts exactly what encoding/json's json.Valid
 //     accepts. The one legitimate difference: json.Valid rejects nesting
-//     deeper than 10000 levels, and canonical without maxDepth has no bound.
+//     deeper than 10000 levels, and canonical without syntaxDepthLimit has no bound.
 //     (json.Valid also accepts invalid UTF-8 inside strings, which canonical
 //     rejects; that is covered by the rule above.)
 //   - accepted output is valid UTF-8 and valid JSON, has no whitespace
 //     outside strings, and is a fixed point: canonical(canonical(x)) ==
 //     canonical(x), with the same depth;
 //   - info.depth is the depth of the output text;
-//   - the queue options (deepOver, markers, no infToNull) never change
+//   - the queue options (problemDepthLimit, markers, no infToNull) never change
 //     acceptance, and with no problem reported they leave the output as is;
-//   - maxDepth 1000 rejects exactly the accepted texts whose brackets nest
+//   - syntaxDepthLimit 1000 rejects exactly the accepted texts whose brackets nest
 //     deeper than 1000, counting values a duplicate key replaces.
 func FuzzCanonical(f *testing.F) {
 	for _, r := range loadSuite(f) {
@@ -53,8 +53,8 @@ func FuzzCanonical(f *testing.F) {
 		}
 	}
 	plain := &canonOptions{infToNull: true}
-	queue := &canonOptions{deepOver: MaxMessageDepth, markers: true}
-	bounded := &canonOptions{infToNull: true, maxDepth: MaxJSONDepth}
+	queue := &canonOptions{problemDepthLimit: MaxMessageDepth, markers: true}
+	bounded := &canonOptions{infToNull: true, syntaxDepthLimit: MaxJSONDepth}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		keep := bytes.Clone(src)
 		out, info, err := canonical(nil, src, plain)
@@ -78,13 +78,13 @@ func FuzzCanonical(f *testing.F) {
 		if err != nil {
 			checkSyntaxError(t, err, src)
 			if berr == nil {
-				t.Fatalf("%q: rejected (%v) but accepted with maxDepth", src, err)
+				t.Fatalf("%q: rejected (%v) but accepted with syntaxDepthLimit", src, err)
 			}
 			return
 		}
 		// The bound counts everything the parser reads, replaced values too.
 		if (berr == nil) != (textDepth(src) <= MaxJSONDepth) {
-			t.Fatalf("%q: text depth %d, maxDepth %d gives %v", src, textDepth(src), MaxJSONDepth, berr)
+			t.Fatalf("%q: text depth %d, syntaxDepthLimit %d gives %v", src, textDepth(src), MaxJSONDepth, berr)
 		}
 		if !utf8.Valid(out) || !json.Valid(out) && textDepth(out) <= goMaxNesting {
 			t.Fatalf("%q: output %q is not valid JSON", src, out)
@@ -92,8 +92,8 @@ func FuzzCanonical(f *testing.F) {
 		if d := textDepth(out); d != info.depth {
 			t.Fatalf("%q: depth %d, output %q has depth %d", src, info.depth, out, d)
 		}
-		if info.prob.kind != problemNone {
-			t.Fatalf("%q: problem %+v with no options asking for one", src, info.prob)
+		if info.problem.kind != problemNone {
+			t.Fatalf("%q: problem %+v with no options asking for one", src, info.problem)
 		}
 		if hasOutsideSpace(out) {
 			t.Fatalf("%q: output %q has whitespace", src, out)
@@ -105,9 +105,9 @@ func FuzzCanonical(f *testing.F) {
 		if qinfo.depth != info.depth {
 			t.Fatalf("%q: depth %d, %d with the queue options", src, info.depth, qinfo.depth)
 		}
-		if qinfo.prob.kind != problemNone {
-			if qinfo.prob.off < 0 || qinfo.prob.off >= len(src) {
-				t.Fatalf("%q: problem %+v outside the text", src, qinfo.prob)
+		if qinfo.problem.kind != problemNone {
+			if qinfo.problem.off < 0 || qinfo.problem.off >= len(src) {
+				t.Fatalf("%q: problem %+v outside the text", src, qinfo.problem)
 			}
 		} else {
 			qout, _, _ := canonical(nil, src, queue)

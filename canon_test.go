@@ -16,9 +16,10 @@ import (
 	"testing"
 )
 
-// Conformance tests of canonical JSON (canon.go): the output must be exactly
-// V8's JSON.stringify(JSON.parse(text)). The rows are data in testdata/
-// (see testdata/SOURCES.md); node computed every expected output.
+// Conformance tests of canonical JSON, on the build's canonical or on each
+// of canonicalisers: the output must be exactly V8's
+// JSON.stringify(JSON.parse(text)). The rows are data in testdata/ (see
+// testdata/SOURCES.md); node computed every expected output.
 
 func readTestJSON(tb testing.TB, name string, v any) {
 	tb.Helper()
@@ -41,7 +42,7 @@ func checkSyntaxError(t *testing.T, err error, src []byte) *syntaxError {
 		return nil
 	}
 	msg := se.Error()
-	if !strings.HasPrefix(msg, SyntaxPrefix) || !strings.HasSuffix(msg, SyntaxPosition+strconv.Itoa(se.off)) {
+	if !strings.HasPrefix(msg, SyntaxPrefix) || !strings.HasSuffix(msg, syntaxPosition+strconv.Itoa(se.off)) {
 		t.Errorf("error text %q", msg)
 	}
 	if se.reason == "" {
@@ -95,6 +96,13 @@ func short(b []byte) string {
 		return fmt.Sprintf("%q… (%d bytes)", b[:n], len(b))
 	}
 	return fmt.Sprintf("%q", b)
+}
+
+// canonicalisers are the implementations the rule tests below run on by
+// name: the reference, and in the default build the fast path too
+// (canon_fast_test.go adds it).
+var canonicalisers = map[string]func(dst, src []byte, o *canonOptions) ([]byte, valueReport, error){
+	"reference": refCanonical,
 }
 
 // ---- appendNumber: ECMAScript Number::toString ------------------------------
@@ -245,12 +253,10 @@ func TestCanonicalEscapeBounds(t *testing.T) {
 		{`"\udc00\udc00"`, `"\udc00\udc00"`, ""},
 		{`"\ud800\udfff"`, "\"\U000103FF\"", ""},
 		{`"\ud800\ue000"`, "\"\\ud800\ue000\"", ""},
-		{"\"\x1f\"", "", SyntaxBadControl},
+		{"\"\x1f\"", "", syntaxBadControl},
 		{"\"\x20\"", `" "`, ""},
 	} {
-		for name, f := range map[string]func([]byte, []byte, *canonOptions) ([]byte, canonInfo, error){
-			"fast": fastCanonical, "reference": refCanonical,
-		} {
+		for name, f := range canonicalisers {
 			got, _, err := f(nil, []byte(c.in), &canonOptions{})
 			var se *syntaxError
 			switch {
@@ -297,7 +303,7 @@ func TestCanonicalJSONTestSuite(t *testing.T) {
 	if len(rows) != 340 {
 		t.Fatalf("%d rows, want 340", len(rows))
 	}
-	for _, o := range []canonOptions{{infToNull: true}, {infToNull: true, maxDepth: MaxJSONDepth}} {
+	for _, o := range []canonOptions{{infToNull: true}, {infToNull: true, syntaxDepthLimit: MaxJSONDepth}} {
 		for _, r := range rows {
 			src, err := hex.DecodeString(r.InputHex)
 			if err != nil {
@@ -336,8 +342,8 @@ func TestCanonicalJSONTestSuite(t *testing.T) {
 			if d := textDepth(out); info.depth != d {
 				t.Errorf("%s: depth %d, want %d", name, info.depth, d)
 			}
-			if info.prob.kind != problemNone {
-				t.Errorf("%s: problem %+v with no options asking for one", name, info.prob)
+			if info.problem.kind != problemNone {
+				t.Errorf("%s: problem %+v with no options asking for one", name, info.problem)
 			}
 		}
 	}
@@ -462,7 +468,7 @@ var problemNames = map[problemKind]string{
 func TestCanonicalRandom(t *testing.T) {
 	docs := loadRandom(t)
 	plain := &canonOptions{infToNull: true}
-	queue := &canonOptions{maxDepth: MaxJSONDepth, deepOver: MaxMessageDepth, markers: true}
+	queue := &canonOptions{syntaxDepthLimit: MaxJSONDepth, problemDepthLimit: MaxMessageDepth, markers: true}
 	var dst []byte
 	for i, d := range docs {
 		src := []byte(d.Text)
@@ -498,21 +504,21 @@ func TestCanonicalRandom(t *testing.T) {
 			t.Errorf("doc %d: %q with the queue options: %v", i, d.Text, err)
 			continue
 		}
-		got := problemNames[info.prob.kind]
+		got := problemNames[info.problem.kind]
 		if len(d.Problems) == 0 {
 			if got != "none" {
-				t.Errorf("doc %d: %q: problem %s at %d, node finds none", i, d.Text, got, info.prob.off)
+				t.Errorf("doc %d: %q: problem %s at %d, node finds none", i, d.Text, got, info.problem.off)
 			} else if string(out) != d.Canonical {
 				t.Errorf("doc %d: %q: queue options changed the output\n got %q\nwant %q", i, d.Text, out, d.Canonical)
 			}
 		} else if !contains(d.Problems, got) {
 			t.Errorf("doc %d: %q: problem %s, node finds %v", i, d.Text, got, d.Problems)
-		} else if len(d.Problems) == 1 && info.prob.off >= 0 && info.prob.off < len(src) {
+		} else if len(d.Problems) == 1 && info.problem.off >= 0 && info.problem.off < len(src) {
 			// The offset points at what the kind names.
-			c := src[info.prob.off]
+			c := src[info.problem.off]
 			ok := map[string]bool{"deep": c == '[' || c == '{', "marker": c == '"', "inf": c == '-' || c >= '0' && c <= '9'}[got]
 			if !ok {
-				t.Errorf("doc %d: %q: problem %s at offset %d, which is %q", i, d.Text, got, info.prob.off, c)
+				t.Errorf("doc %d: %q: problem %s at offset %d, which is %q", i, d.Text, got, info.problem.off, c)
 			}
 		}
 		if info.depth != d.Depth {
@@ -566,7 +572,7 @@ func TestCanonicalOptions(t *testing.T) {
 	rows := loadOptionsRows(t)
 	for _, r := range rows {
 		src := build(t, r.Text)
-		o := &canonOptions{maxDepth: r.Options.MaxDepth, deepOver: r.Options.DeepOver, markers: r.Options.Markers, infToNull: r.Options.InfToNull}
+		o := &canonOptions{syntaxDepthLimit: r.Options.MaxDepth, problemDepthLimit: r.Options.DeepOver, markers: r.Options.Markers, infToNull: r.Options.InfToNull}
 		out, info, err := canonical(nil, src, o)
 		if r.Error {
 			if err == nil {
@@ -589,10 +595,10 @@ func TestCanonicalOptions(t *testing.T) {
 			t.Errorf("%s: %s: %v", r.Name, short(src), err)
 			continue
 		}
-		if got := problemNames[info.prob.kind]; got != r.Problem {
-			t.Errorf("%s: %s: problem %s at %d, want %s", r.Name, short(src), got, info.prob.off, r.Problem)
-		} else if r.Off != nil && info.prob.off != *r.Off {
-			t.Errorf("%s: %s: %s at offset %d, want %d", r.Name, short(src), got, info.prob.off, *r.Off)
+		if got := problemNames[info.problem.kind]; got != r.Problem {
+			t.Errorf("%s: %s: problem %s at %d, want %s", r.Name, short(src), got, info.problem.off, r.Problem)
+		} else if r.Off != nil && info.problem.off != *r.Off {
+			t.Errorf("%s: %s: %s at offset %d, want %d", r.Name, short(src), got, info.problem.off, *r.Off)
 		}
 		if info.depth != r.Depth {
 			t.Errorf("%s: %s: depth %d, want %d", r.Name, short(src), info.depth, r.Depth)
@@ -616,21 +622,21 @@ func TestDepthMillionLevels(t *testing.T) {
 	closed := append(bytes.Repeat([]byte("["), n), bytes.Repeat([]byte("]"), n)...)
 	objects := []byte(strings.Repeat(`{"a":`, n/5) + "1" + strings.Repeat("}", n/5))
 	for _, c := range []struct {
-		name   string
-		src    []byte
-		o      canonOptions
-		reason string // "" : accepted
-		off    int
-		depth  int
-		prob   problem
+		name    string
+		src     []byte
+		o       canonOptions
+		reason  string // "" : accepted
+		off     int
+		depth   int
+		problem valueProblem
 	}{
-		{"unclosed, maxDepth 1000", open, canonOptions{maxDepth: MaxJSONDepth}, SyntaxTooDeep, MaxJSONDepth, 0, problem{}},
-		{"closed, maxDepth 1000", closed, canonOptions{maxDepth: MaxJSONDepth}, SyntaxTooDeep, MaxJSONDepth, 0, problem{}},
-		{"unclosed, unbounded", open, canonOptions{}, SyntaxUnexpectedEnd, n, 0, problem{}},
-		{"closed, unbounded", closed, canonOptions{}, "", 0, n, problem{}},
-		{"closed, unbounded, queue checks", closed, canonOptions{deepOver: MaxMessageDepth, markers: true}, "", 0, n, problem{problemDeep, MaxMessageDepth}},
-		{"n/5 objects, unbounded", objects, canonOptions{}, "", 0, n / 5, problem{}},
-		{"n/5 objects, maxDepth 1000", objects, canonOptions{maxDepth: MaxJSONDepth}, SyntaxTooDeep, 5 * MaxJSONDepth, 0, problem{}},
+		{"unclosed, syntaxDepthLimit 1000", open, canonOptions{syntaxDepthLimit: MaxJSONDepth}, syntaxTooDeep, MaxJSONDepth, 0, valueProblem{}},
+		{"closed, syntaxDepthLimit 1000", closed, canonOptions{syntaxDepthLimit: MaxJSONDepth}, syntaxTooDeep, MaxJSONDepth, 0, valueProblem{}},
+		{"unclosed, unbounded", open, canonOptions{}, syntaxUnexpectedEnd, n, 0, valueProblem{}},
+		{"closed, unbounded", closed, canonOptions{}, "", 0, n, valueProblem{}},
+		{"closed, unbounded, queue checks", closed, canonOptions{problemDepthLimit: MaxMessageDepth, markers: true}, "", 0, n, valueProblem{problemDeep, MaxMessageDepth}},
+		{"n/5 objects, unbounded", objects, canonOptions{}, "", 0, n / 5, valueProblem{}},
+		{"n/5 objects, syntaxDepthLimit 1000", objects, canonOptions{syntaxDepthLimit: MaxJSONDepth}, syntaxTooDeep, 5 * MaxJSONDepth, 0, valueProblem{}},
 	} {
 		out, info, err := canonical(nil, c.src, &c.o)
 		if c.reason != "" {
@@ -650,8 +656,8 @@ func TestDepthMillionLevels(t *testing.T) {
 		if !bytes.Equal(out, c.src) {
 			t.Errorf("%s: output differs from the input (%d bytes, want %d)", c.name, len(out), len(c.src))
 		}
-		if info.depth != c.depth || info.prob != c.prob {
-			t.Errorf("%s: info %+v, want depth %d, problem %+v", c.name, info, c.depth, c.prob)
+		if info.depth != c.depth || info.problem != c.problem {
+			t.Errorf("%s: info %+v, want depth %d, problem %+v", c.name, info, c.depth, c.problem)
 		}
 	}
 }
@@ -785,9 +791,7 @@ func TestNumberLongLiterals(t *testing.T) {
 		{"0.0001e-99999999999999999999", "0"},
 		{"1e-99999999999999999999", "0"},
 	} {
-		for name, f := range map[string]func([]byte, []byte, *canonOptions) ([]byte, canonInfo, error){
-			"fast": fastCanonical, "reference": refCanonical,
-		} {
+		for name, f := range canonicalisers {
 			got, _, err := f(nil, []byte(c.in), &canonOptions{infToNull: true})
 			if err != nil || string(got) != c.want {
 				t.Errorf("%s(%.12s…%s) = %q, %v; want %q", name, c.in, c.in[len(c.in)-12:], got, err, c.want)
@@ -802,16 +806,14 @@ func TestNumberLongLiterals(t *testing.T) {
 // Invalid UTF-8; a character of several bytes is quoted whole.
 func TestSyntaxErrorReasons(t *testing.T) {
 	for in, want := range map[string]string{
-		"[1 x]":    SyntaxUnexpectedToken + " 'x'" + SyntaxPosition + "3",
-		"[\x01]":   SyntaxUnexpectedToken + " U+0001" + SyntaxPosition + "1",
-		"[\x7f]":   SyntaxUnexpectedToken + " U+007f" + SyntaxPosition + "1",
-		"[\xff]":   SyntaxBadUTF8 + SyntaxPosition + "1",
-		"[é]":      SyntaxUnexpectedToken + " 'é'" + SyntaxPosition + "1",
-		"[\ufffd]": SyntaxUnexpectedToken + " '\ufffd'" + SyntaxPosition + "1",
+		"[1 x]":    syntaxUnexpectedToken + " 'x'" + syntaxPosition + "3",
+		"[\x01]":   syntaxUnexpectedToken + " U+0001" + syntaxPosition + "1",
+		"[\x7f]":   syntaxUnexpectedToken + " U+007f" + syntaxPosition + "1",
+		"[\xff]":   syntaxBadUTF8 + syntaxPosition + "1",
+		"[é]":      syntaxUnexpectedToken + " 'é'" + syntaxPosition + "1",
+		"[\ufffd]": syntaxUnexpectedToken + " '\ufffd'" + syntaxPosition + "1",
 	} {
-		for name, f := range map[string]func([]byte, []byte, *canonOptions) ([]byte, canonInfo, error){
-			"fast": fastCanonical, "reference": refCanonical,
-		} {
+		for name, f := range canonicalisers {
 			if _, _, err := f(nil, []byte(in), &canonOptions{}); err == nil || err.Error() != SyntaxPrefix+want {
 				t.Errorf("%s(%q): %v, want %s", name, in, err, SyntaxPrefix+want)
 			}

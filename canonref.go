@@ -1,25 +1,37 @@
 package hostbridge
 
-// The normative canonicaliser: JSON.stringify(JSON.parse(text)), written to
-// be read rather than to be fast. encoding/json's Decoder finds the tokens
-// and checks the grammar (RFC 8259); each string and number token is then
-// read again from its raw bytes, because JSON.parse keeps what Go's decoder
-// replaces (lone surrogates) and rejects what it lets through (invalid
-// UTF-8). The value is built as JSON.parse builds it and written as
-// JSON.stringify writes it. canon.go, number.go and jsonstring.go are the
-// fast path: the tests hold it equal to this file, byte for byte and error
-// for error; build with -tags hostbridge_ref and the package uses this file
-// instead.
+// The reference canonicaliser, the normative version of the package's
+// canonical JSON: JSON.stringify(JSON.parse(text)), written to be read
+// rather than to be fast, each rule beside the ECMA-262 or RFC 8259
+// sentence it implements. encoding/json's Decoder finds the tokens and
+// checks the grammar; each string and number token is then read again from
+// its raw bytes (canonref_string.go, canonref_number.go), because
+// JSON.parse keeps what Go's decoder replaces (lone surrogates) and rejects
+// what it lets through (invalid UTF-8). The value is built as JSON.parse
+// builds it and written as JSON.stringify writes it; neither step recurses
+// per nesting level (open containers are on a stack of their own), so deep
+// nesting costs memory in proportion, never Go stack. When the Decoder
+// stops, diagnose (below) says where, as JavaScript hosts say it.
+//
+// The reference stands alone: the canonicaliser is this file,
+// canonref_string.go and canonref_number.go, with the shared canon.go and
+// errors.go and nothing else (TestReferenceBuildTypeChecks); refScanBatch
+// (canonref_batch.go) reads a batch with it. Built with -tags
+// hostbridge_ref, the package compiles no fast-path file (*_fast.go) and
+// canonicalises with this code. In the default build the fast path does
+// the work, held equal to this code by the tests (output, depth, first
+// problem and its offset, syntax error and its offset): a seeded corpus of
+// 20,000 documents (TestReferenceRandomCorpus) and FuzzReference. Where the
+// two could differ only by a promise (canonOptions.validUTF8: the caller
+// checked the UTF-8), the reference checks anyway.
 
 import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -29,9 +41,9 @@ type refValue struct {
 	off, end int    // its span in the source
 	text     []byte // a primitive's text; nil for a container
 	object   bool
-	members  []refMember // an array's elements or an object's properties
-	depth    int         // nesting: [] is 1, a primitive 0
-	prob     problem     // the first of the queue's problems in it, in text order
+	members  []refMember  // an array's elements or an object's properties
+	depth    int          // nesting: [] is 1, a primitive 0
+	problem  valueProblem // the first of the queue's problems in it, in text order
 
 	// While the object is open: its keys so far (→ their member), and a
 	// key read whose value is not yet.
@@ -58,12 +70,12 @@ type refParser struct {
 
 // refCanonical does what canonical does, as the specs say it.
 // o.validUTF8 changes nothing here: the strings are always checked.
-func refCanonical(dst, src []byte, o *canonOptions) ([]byte, canonInfo, error) {
+func refCanonical(dst, src []byte, o *canonOptions) ([]byte, valueReport, error) {
 	v, err := refParse(src, o)
 	if err != nil {
-		return dst, canonInfo{}, err
+		return dst, valueReport{}, err
 	}
-	return refStringify(dst, v), canonInfo{v.depth, v.prob}, nil
+	return refStringify(dst, v), valueReport{v.depth, v.problem}, nil
 }
 
 // refParse is JSON.parse: "Let script be ParseText(jsonString, Script) …
@@ -95,7 +107,7 @@ func refParse(src []byte, o *canonOptions) (*refValue, error) {
 		}
 		// ECMA-404: a JSON text is one value; the Decoder would read on.
 		if i := refSkipSpace(src, p.end); i < len(src) {
-			return nil, &syntaxError{SyntaxAfterJSON, i}
+			return nil, &syntaxError{syntaxAfterJSON, i}
 		}
 		return v, nil
 	}
@@ -126,7 +138,7 @@ func (p *refParser) token(tok json.Token, start int) (*refValue, error) {
 	case json.Number:
 		var inf bool
 		if v.text, inf = refNumber(v.text); inf && !p.o.infToNull {
-			v.prob = problem{problemInf, start}
+			v.problem = valueProblem{problemInf, start}
 		}
 	}
 	return v, nil
@@ -134,17 +146,17 @@ func (p *refParser) token(tok json.Token, start int) (*refValue, error) {
 
 func (p *refParser) top() *refValue { return p.open[len(p.open)-1] }
 
-// push opens a container. The inbound functions bound nesting (maxDepth,
+// push opens a container. The inbound functions bound nesting (syntaxDepthLimit,
 // a decision doc.go records); the queue reports nesting over 24 levels
 // ("嵌套不得超过 24 层（数组或对象各算一层）") at the container that passes it.
 func (p *refParser) push(object bool, off int) error {
 	level := len(p.open) + 1
-	if p.o.maxDepth > 0 && level > p.o.maxDepth {
-		return &syntaxError{SyntaxTooDeep, off}
+	if p.o.syntaxDepthLimit > 0 && level > p.o.syntaxDepthLimit {
+		return &syntaxError{syntaxTooDeep, off}
 	}
 	v := &refValue{off: off, object: object}
-	if p.o.deepOver > 0 && level > p.o.deepOver {
-		v.prob = problem{problemDeep, off}
+	if p.o.problemDepthLimit > 0 && level > p.o.problemDepthLimit {
+		v.problem = valueProblem{problemDeep, off}
 	}
 	p.open = append(p.open, v)
 	return nil
@@ -197,9 +209,9 @@ func (p *refParser) pop() *refValue {
 	for _, m := range v.members {
 		v.depth = max(v.depth, m.value.depth)
 		if p.o.markers && v.object && isMarker(m.key) {
-			v.prob = earlier(v.prob, problem{problemMarker, m.keyOff})
+			v.problem = earlier(v.problem, valueProblem{problemMarker, m.keyOff})
 		}
-		v.prob = earlier(v.prob, m.value.prob)
+		v.problem = earlier(v.problem, m.value.problem)
 	}
 	v.depth++
 	return v
@@ -219,6 +231,10 @@ func refArrayIndex(key []byte) int64 {
 	return int64(n)
 }
 
+// maxArrayIndex: "An array index is an integer index whose numeric value i
+// is in the range +0𝔽 ≤ i < 𝔽(2^32 - 1)" (ECMA-262 §6.1.7).
+const maxArrayIndex = 1<<32 - 2
+
 // The reserved host-marker keys, as JSON.stringify writes them: the queue
 // rejects them at any depth, "包括借 \u0024 之类转义拼出的键".
 var markerKeys = [...]string{`"$句柄"`, `"$未定义"`, `"$大整数"`, `"$数字"`}
@@ -231,7 +247,7 @@ func isMarker(key []byte) bool {
 }
 
 // earlier returns whichever of a and b comes first in the text.
-func earlier(a, b problem) problem {
+func earlier(a, b valueProblem) valueProblem {
 	if a.kind == problemNone || b.kind != problemNone && b.off < a.off {
 		return b
 	}
@@ -279,143 +295,6 @@ func refStringify(dst []byte, root *refValue) []byte {
 	return dst
 }
 
-// ---- Strings -----------------------------------------------------------
-
-// refString reads the JSON string at src[i] (RFC 8259 §7) into what
-// JSON.parse makes of it, a String of UTF-16 code units, and returns the
-// offset after it. The text is UTF-8 ("JSON text exchanged between systems
-// … MUST be encoded using UTF-8", RFC 8259 §8.1), decoded strictly as a
-// fatal TextDecoder does before JSON.parse sees it.
-func refString(src []byte, i int) ([]uint16, int, error) {
-	var s []uint16
-	for j := i + 1; ; {
-		if j >= len(src) {
-			return nil, j, &syntaxError{SyntaxUnterminated, len(src)}
-		}
-		switch c := src[j]; {
-		case c == '"':
-			return s, j + 1, nil
-		case c == '\\':
-			u, next, err := refEscape(src, j)
-			if err != nil {
-				return nil, next, err
-			}
-			s, j = append(s, u), next
-		case c < 0x20: // "All Unicode characters may be placed within the quotation marks, except for … the control characters (U+0000 through U+001F)."
-			return nil, j, &syntaxError{SyntaxBadControl, j}
-		default:
-			r, size := utf8.DecodeRune(src[j:])
-			if r == utf8.RuneError && size == 1 {
-				return nil, j, &syntaxError{SyntaxBadUTF8, j}
-			}
-			s, j = utf16.AppendRune(s, r), j+size
-		}
-	}
-}
-
-// refEscapes are RFC 8259 §7's two-character escapes: escape = %x5C ( %x22
-// / %x5C / %x2F / %x62 / %x66 / %x6E / %x72 / %x74 / %x75 4HEXDIG ).
-var refEscapes = map[byte]uint16{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
-
-// refEscape reads the escape at src[j] (a backslash) as one UTF-16 code
-// unit: "\uD834\uDD1E" is two, as the RFC says, paired only when written.
-// Errors are where V8 reports them: a bad escape at the character after
-// the backslash, a bad \u escape at its first character that is not a hex
-// digit.
-func refEscape(src []byte, j int) (uint16, int, error) {
-	if j+1 >= len(src) {
-		return 0, j, &syntaxError{SyntaxUnterminated, len(src)}
-	}
-	if u, ok := refEscapes[src[j+1]]; ok {
-		return u, j + 2, nil
-	}
-	if src[j+1] != 'u' {
-		return 0, j + 1, &syntaxError{SyntaxBadEscape, j + 1}
-	}
-	var u uint16
-	for k := j + 2; k < j+6; k++ {
-		if k >= len(src) {
-			return 0, k, &syntaxError{SyntaxBadUnicode, len(src)}
-		}
-		d, ok := hexValue(src[k])
-		if !ok {
-			return 0, k, &syntaxError{SyntaxBadUnicode, k}
-		}
-		u = u<<4 | uint16(d)
-	}
-	return u, j + 6, nil
-}
-
-// quoteJSONString appends the String s as JSON.stringify writes it
-// (ECMA-262 §25.5.2.3 QuoteJSONString): "For each code point C of
-// StringToCodePoints(value)": the escapes of Table 74 (\b \t \n \f \r \"
-// \\); else "if C has a numeric value less than 0x0020 (SPACE) or C has
-// the same numeric value as a leading surrogate or trailing surrogate",
-// UnicodeEscape(C), lower-case hex; else C itself (in UTF-8 here).
-func quoteJSONString(dst []byte, s []uint16) []byte {
-	dst = append(dst, '"')
-	for i := 0; i < len(s); i++ {
-		c := rune(s[i])
-		if utf16.IsSurrogate(c) && c < 0xdc00 && i+1 < len(s) {
-			if r := utf16.DecodeRune(c, rune(s[i+1])); r != utf8.RuneError {
-				c = r // a leading surrogate then a trailing one: one code point
-				i++
-			}
-		}
-		switch {
-		case c == '"' || c == '\\' || c < 0x20:
-			dst = appendEscape(dst, byte(c))
-		case utf16.IsSurrogate(c):
-			dst = append(dst, '\\', 'u', hexDigits[c>>12], hexDigits[c>>8&0xf], hexDigits[c>>4&0xf], hexDigits[c&0xf])
-		default:
-			dst = utf8.AppendRune(dst, c)
-		}
-	}
-	return append(dst, '"')
-}
-
-// ---- Numbers -----------------------------------------------------------
-
-// refNumber reads a JSON number (RFC 8259 §6, checked by the Decoder) as
-// JSON.parse does, the IEEE 754 double nearest its mathematical value
-// (ECMA-262 §6.1.6.1, "round to nearest, ties to even"), and writes it as
-// Number::toString does. inf: the value is beyond the double range and
-// reads as ±Infinity, which JSON.stringify writes "null".
-//
-// strconv.ParseFloat reads "0.ddd…e±x" right whatever the number of
-// digits, but misplaces the point after more than 800 integer digits, so
-// the literal is first spelt so: its significant digits D and the
-// exponent e that make its value 0.D × 10^e.
-func refNumber(lit []byte) (text []byte, inf bool) {
-	mant, exp := strings.TrimPrefix(string(lit), "-"), ""
-	if k := strings.IndexAny(mant, "eE"); k >= 0 {
-		mant, exp = mant[:k], mant[k+1:]
-	}
-	intPart, frac, _ := strings.Cut(mant, ".")
-	all := intPart + frac
-	lead := len(all) - len(strings.TrimLeft(all, "0"))
-	d := strings.TrimRight(all[lead:], "0")
-	x, _ := strconv.Atoi(exp)  // "+5" and "-5" too; held at ±2^63 when longer
-	x = max(min(x, 1e9), -1e9) // far past ±400 plus any count of digits a text here holds
-	e := len(intPart) - lead + x
-	switch {
-	case len(d) == 0: // ±0: "If m is +0𝔽 or -0𝔽, return "0""
-		return []byte("0"), false
-	case e > 400: // 0.D × 10^e ≥ 10^399, past the largest double
-		return []byte("null"), true
-	case e < -400: // below half the smallest double: rounds to 0
-		return []byte("0"), false
-	}
-	f, _ := strconv.ParseFloat("0."+d+"e"+strconv.Itoa(e), 64)
-	if math.IsInf(f, 0) {
-		return []byte("null"), true
-	}
-	if lit[0] == '-' { // rounding is symmetric: the sign goes on after
-		f = -f
-	}
-	return appendNumber(nil, f), false // Number::toString, in number.go
-}
-
 // ---- Syntax errors -----------------------------------------------------
 
 // expected is what the grammar (RFC 8259 §2–§5) allows after the last good
@@ -444,7 +323,7 @@ func (p *refParser) diagnose() error {
 	}
 	switch {
 	case i >= len(src):
-		return &syntaxError{SyntaxUnexpectedEnd, len(src)}
+		return &syntaxError{syntaxUnexpectedEnd, len(src)}
 	case sep == 0 && (src[i] == '"' || !key && strings.IndexByte("-0123456789tfn", src[i]) >= 0):
 		if _, err := refScanScalar(src, i); err != nil {
 			return err
@@ -497,9 +376,9 @@ func refScanNumber(src []byte, i int) (end int, err error) {
 func refDigits(src []byte, i int) (int, error) {
 	switch {
 	case i >= len(src):
-		return i, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+		return i, &syntaxError{syntaxUnexpectedEnd, len(src)}
 	case src[i] < '0' || src[i] > '9':
-		return i, &syntaxError{SyntaxBadNumber, i}
+		return i, &syntaxError{syntaxBadNumber, i}
 	}
 	for i < len(src) && '0' <= src[i] && src[i] <= '9' {
 		i++
@@ -517,7 +396,7 @@ func refLiteral(src []byte, i int, word string) (int, error) {
 	case k == len(word):
 		return i + k, nil
 	case i+k == len(src):
-		return i + k, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+		return i + k, &syntaxError{syntaxUnexpectedEnd, len(src)}
 	}
 	return i + k, unexpectedAt(src, i+k)
 }
@@ -529,9 +408,9 @@ func unexpectedAt(src []byte, i int) error {
 	r, size := utf8.DecodeRune(src[i:])
 	switch {
 	case r == utf8.RuneError && size == 1:
-		return &syntaxError{SyntaxBadUTF8, i}
+		return &syntaxError{syntaxBadUTF8, i}
 	case r < 0x20 || r == 0x7f:
-		return &syntaxError{SyntaxUnexpectedToken + " U+00" + string(hexDigits[r>>4]) + string(hexDigits[r&0xf]), i}
+		return &syntaxError{syntaxUnexpectedToken + " U+00" + string(hexDigits[r>>4]) + string(hexDigits[r&0xf]), i}
 	}
-	return &syntaxError{SyntaxUnexpectedToken + " '" + string(r) + "'", i}
+	return &syntaxError{syntaxUnexpectedToken + " '" + string(r) + "'", i}
 }

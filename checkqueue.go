@@ -181,8 +181,8 @@ func (c *queueChecker) handleAfter(ev Event) error {
 func checkQueueEvent(ev Event) ([]Message, []error) {
 	var errs []error
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	if ev == nil || ev.Kind() != KindQueue {
-		fail("event kind is not %q", KindQueue)
+	if ev == nil || ev.Kind() != EventQueue {
+		fail("event kind is not %q", EventQueue)
 		return nil, errs
 	}
 	b := ev.Batch()

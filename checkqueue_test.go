@@ -74,7 +74,7 @@ func TestCheckQueuePlatformFindsFlaws(t *testing.T) {
 	} {
 		p := newVirtual(t)
 		err := CheckQueuePlatform(context.Background(), p, "B", memoryDeliver(p, func(ev Event) Event {
-			return testEvent{kind: KindQueue, batch: &brokenBatch{Batch: ev.Batch(), flaw: flaw}}
+			return testEvent{kind: EventQueue, batch: &brokenBatch{Batch: ev.Batch(), flaw: flaw}}
 		}))
 		t.Logf("%s:\n%v", flaw, err)
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"time"
+	"unicode/utf16"
 )
 
 // Event is the current host invocation.
@@ -46,8 +47,8 @@ type Message struct {
 	Body any
 }
 
-// KindQueue is the event kind of a queue batch.
-const KindQueue = "queue"
+// EventQueue is the event kind of a queue batch (事件种类 queue).
+const EventQueue = "queue"
 
 // ReadQueueBatch is 读取队列批次 (消息队列 0.1.0, 消费者): the current batch as
 // JSON text, {"queue":…,"messages":[{"id":…,"attempts":…,"timestamp":…,"body":…},…]},
@@ -101,9 +102,9 @@ func ReadQueueBatch(ev Event) (string, error) {
 		if !ok {
 			return "", violation(MsgMessageNotJSON + strconv.Itoa(n))
 		}
-		var info canonInfo
+		var info valueReport
 		dst, info, err = canonical(dst, raw, &canonOptions{})
-		if err != nil || info.prob.kind == problemInf {
+		if err != nil || info.problem.kind == problemInf {
 			return "", &Error{Kind: Violation, Msg: MsgMessageNotJSON + strconv.Itoa(n), Err: err}
 		}
 		if info.depth > MaxReadDepth {
@@ -113,6 +114,14 @@ func ReadQueueBatch(ev Event) (string, error) {
 	}
 	dst = append(dst, "]}"...)
 	return string(dst), nil
+}
+
+// appendQuoted appends the Go string s (a queue name, a message ID) as
+// JSON.stringify writes the String a host makes of it: s decoded as
+// TextDecoder decodes UTF-8 (each maximal subpart of an ill-formed sequence
+// one U+FFFD, as the query readers decode), then quoteJSONString.
+func appendQuoted(dst []byte, s string) []byte {
+	return quoteJSONString(dst, utf16.Encode([]rune(utf8DecodeWithoutBOM(s))))
 }
 
 // AckQueueMessage is 确认队列消息 (消息队列 0.1.0, 消费者): it asks the
@@ -169,7 +178,7 @@ func RetryQueueMessage(ev Event, n, delaySeconds int) error {
 // queueBatch is the check every consumer function makes first: "其他事件里调用会
 // 抛出可捕获的豫言异常 `当前事件不是队列事件`".
 func queueBatch(ev Event) (Batch, error) {
-	if ev != nil && ev.Kind() == KindQueue {
+	if ev != nil && ev.Kind() == EventQueue {
 		if b := ev.Batch(); b != nil {
 			return b, nil
 		}

@@ -107,7 +107,7 @@ func TestQueueConsumerConformance(t *testing.T) {
 			if rec != nil && !equalCalls(rec.calls, row.Platform) {
 				t.Errorf("platform calls = %v, want %v", rec.calls, row.Platform)
 			}
-			if row.Event != KindQueue {
+			if row.Event != EventQueue {
 				return
 			}
 			t.Run("MemoryPlatform", func(t *testing.T) { runRowOnMemory(t, row) })
@@ -171,7 +171,7 @@ func TestConsumerIndexAndDelayLimits(t *testing.T) {
 	}{{-1, false}, {0, true}, {len(msgs) - 1, true}, {len(msgs), false}, {math.MinInt, false}, {math.MaxInt, false}} {
 		for _, call := range []string{"ack", "retry"} {
 			b := &recBatch{msgs: msgs}
-			ev := testEvent{kind: KindQueue, batch: b}
+			ev := testEvent{kind: EventQueue, batch: b}
 			var err error
 			if call == "ack" {
 				err = AckQueueMessage(ev, tc.n)
@@ -197,7 +197,7 @@ func TestConsumerIndexAndDelayLimits(t *testing.T) {
 		ok    bool
 	}{{-1, false}, {0, true}, {1, true}, {MaxDelaySeconds, true}, {MaxDelaySeconds + 1, false}, {math.MinInt, false}, {math.MaxInt, false}} {
 		b := &recBatch{msgs: msgs}
-		err := RetryQueueMessage(testEvent{kind: KindQueue, batch: b}, 1, tc.delay)
+		err := RetryQueueMessage(testEvent{kind: EventQueue, batch: b}, 1, tc.delay)
 		want := &wantError{Message: MsgDelayRange, Kind: "violation"}
 		if tc.ok {
 			want = nil
@@ -210,7 +210,7 @@ func TestConsumerIndexAndDelayLimits(t *testing.T) {
 		}
 	}
 	// The index is checked before the delay.
-	err := RetryQueueMessage(testEvent{kind: KindQueue, batch: &recBatch{msgs: msgs}}, 3, -1)
+	err := RetryQueueMessage(testEvent{kind: EventQueue, batch: &recBatch{msgs: msgs}}, 3, -1)
 	if e := errorDiff(err, &wantError{"violation", MsgMessageIndex}); e != "" {
 		t.Error(e)
 	}
@@ -220,8 +220,8 @@ func TestConsumerIndexAndDelayLimits(t *testing.T) {
 func TestConsumerNotQueueEvent(t *testing.T) {
 	want := &wantError{Message: MsgNotQueueEvent, Kind: "violation"}
 	b := &recBatch{msgs: []Message{{ID: "a", Body: json.RawMessage("1")}}}
-	for _, ev := range []Event{nil, testEvent{kind: KindFetch}, testEvent{kind: KindFetch, batch: b},
-		testEvent{kind: KindQueue}, testEvent{kind: "Queue", batch: b}, testEvent{kind: "", batch: b}} {
+	for _, ev := range []Event{nil, testEvent{kind: EventFetch}, testEvent{kind: EventFetch, batch: b},
+		testEvent{kind: EventQueue}, testEvent{kind: "Queue", batch: b}, testEvent{kind: "", batch: b}} {
 		_, err := ReadQueueBatch(ev)
 		if e := errorDiff(err, want); e != "" {
 			t.Errorf("read %#v: %v", ev, e)
@@ -246,7 +246,7 @@ func TestReadQueueBatchNotJSON(t *testing.T) {
 		b := &recBatch{queue: "Q", msgs: []Message{{ID: "a", Body: "x"}, {ID: "b", Body: body}}}
 		b.msgs[0].Body = json.RawMessage(`1`)
 		n := len(b.msgs) - 1
-		got, err := ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
+		got, err := ReadQueueBatch(testEvent{kind: EventQueue, batch: b})
 		want := &wantError{Message: MsgMessageNotJSON + fmt.Sprint(n), Kind: "violation"}
 		if e := errorDiff(err, want); e != "" || got != "" {
 			t.Errorf("body %T %v: %q, %v", body, body, got, e)
@@ -289,7 +289,7 @@ func TestReadQueueBatchBodies(t *testing.T) {
 		for i, body := range tc.bodies {
 			b.msgs = append(b.msgs, Message{ID: fmt.Sprint(i), Attempts: 1, Timestamp: time.UnixMilli(5), Body: json.RawMessage(body)})
 		}
-		got, err := ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
+		got, err := ReadQueueBatch(testEvent{kind: EventQueue, batch: b})
 		if e := errorDiff(err, tc.want); e != "" {
 			t.Errorf("%.60q: %v", tc.bodies, e)
 			continue
@@ -317,25 +317,25 @@ func TestReadQueueBatchBodies(t *testing.T) {
 // quoted as JSON.stringify does, timestamps in whole milliseconds.
 func TestReadQueueBatchShape(t *testing.T) {
 	b := &recBatch{queue: "q\"\\\n\u2028"}
-	got, err := ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
+	got, err := ReadQueueBatch(testEvent{kind: EventQueue, batch: b})
 	if want := `{"queue":"q\"\\\n` + "\u2028" + `","messages":[]}`; err != nil || got != want {
 		t.Errorf("got %s, %v; want %s", got, err, want)
 	}
 	// No message and a queue name of more than 32 bytes.
 	b.queue = strings.Repeat("q", 63)
-	got, err = ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
+	got, err = ReadQueueBatch(testEvent{kind: EventQueue, batch: b})
 	if want := `{"queue":"` + b.queue + `","messages":[]}`; err != nil || got != want {
 		t.Errorf("got %s, %v; want %s", got, err, want)
 	}
 	b.queue = "Q"
 	b.msgs = []Message{{ID: "\x01", Attempts: 7, Timestamp: time.UnixMilli(-1).Add(999 * time.Microsecond), Body: json.RawMessage(`"s"`)}}
-	got, err = ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
+	got, err = ReadQueueBatch(testEvent{kind: EventQueue, batch: b})
 	if want := `{"queue":"Q","messages":[{"id":"\u0001","attempts":7,"timestamp":-1,"body":"s"}]}`; err != nil || got != want {
 		t.Errorf("got %s, %v; want %s", got, err, want)
 	}
 	// An ID longer than what the reader sets aside for one.
 	b.msgs[0].ID = strings.Repeat("i", 200)
-	got, err = ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
+	got, err = ReadQueueBatch(testEvent{kind: EventQueue, batch: b})
 	if want := `{"queue":"Q","messages":[{"id":"` + b.msgs[0].ID + `","attempts":7,"timestamp":-1,"body":"s"}]}`; err != nil || got != want {
 		t.Errorf("got %.60s…, %v", got, err)
 	}
@@ -346,7 +346,7 @@ func TestReadQueueBatchShape(t *testing.T) {
 // query readers decode a query: F0 90 80 is one subpart, FF another.
 func TestReadQueueBatchInvalidUTF8(t *testing.T) {
 	b := &recBatch{queue: "q\xff", msgs: []Message{{ID: "a\xf0\x90\x80b", Attempts: 1, Timestamp: time.UnixMilli(0), Body: json.RawMessage(`1`)}}}
-	got, err := ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
+	got, err := ReadQueueBatch(testEvent{kind: EventQueue, batch: b})
 	want := `{"queue":"q` + "\ufffd" + `","messages":[{"id":"a` + "\ufffd" + `b","attempts":1,"timestamp":0,"body":1}]}`
 	if err != nil || got != want {
 		t.Errorf("got %q, %v; want %q", got, err, want)
@@ -367,7 +367,7 @@ func FuzzAckRetry(f *testing.F) {
 	f.Fuzz(func(t *testing.T, size, n, delay int) {
 		size = min(max(size, 0), 200)
 		b := &recBatch{msgs: make([]Message, size)}
-		ev := testEvent{kind: KindQueue, batch: b}
+		ev := testEvent{kind: EventQueue, batch: b}
 		errAck := AckQueueMessage(ev, n)
 		errRetry := RetryQueueMessage(ev, n, delay)
 		inRange := n >= 0 && n < size
@@ -397,11 +397,11 @@ func FuzzReadQueueBatch(f *testing.F) {
 	f.Add(`1e999`)
 	f.Fuzz(func(t *testing.T, body string) {
 		b := &recBatch{queue: "Q", msgs: []Message{{ID: "x", Attempts: 1, Body: json.RawMessage(body)}}}
-		got, err := ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
+		got, err := ReadQueueBatch(testEvent{kind: EventQueue, batch: b})
 		canon, info, cerr := canonical(nil, []byte(body), &canonOptions{})
 		var e *Error
 		switch {
-		case cerr != nil || info.prob.kind == problemInf:
+		case cerr != nil || info.problem.kind == problemInf:
 			if !errors.As(err, &e) || e.Msg != MsgMessageNotJSON+"0" {
 				t.Fatalf("%q: %v", body, err)
 			}

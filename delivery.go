@@ -68,8 +68,8 @@ func (e *HandlerPanic) Error() string {
 
 // Outcomes of DeliveryResult, as workerd names them.
 const (
-	OutcomeOK        = "ok"
-	OutcomeException = "exception"
+	OutcomeOK        = "ok"        // the handler returned nil
+	OutcomeException = "exception" // the handler returned an error or panicked
 )
 
 // Deliver is one delivery step on queue: when a batch is ready (MaxBatchSize
@@ -346,6 +346,6 @@ func (h *msgHeap) Pop() any {
 // memEvent is the queue Event of one delivery.
 type memEvent struct{ b *BatchRecord }
 
-func (e memEvent) Kind() string     { return KindQueue }
+func (e memEvent) Kind() string     { return EventQueue }
 func (e memEvent) Request() Request { return nil }
 func (e memEvent) Batch() Batch     { return e.b }

@@ -298,17 +298,17 @@ func TestErrorTexts(t *testing.T) {
 		{"MsgJSONLimitRange", MsgJSONLimitRange, "入站 JSON 正文字节上限须在 1 至 8388608"},
 		{"MsgRequestURL", MsgRequestURL, "入站请求网址无效"},
 		{"SyntaxPrefix", SyntaxPrefix, "SyntaxError: "},
-		{"SyntaxUnexpectedEnd", SyntaxUnexpectedEnd, "Unexpected end of input"},
-		{"SyntaxUnexpectedToken", SyntaxUnexpectedToken, "Unexpected token"},
-		{"SyntaxBadControl", SyntaxBadControl, "Bad control character in string literal"},
-		{"SyntaxBadEscape", SyntaxBadEscape, "Bad escaped character"},
-		{"SyntaxBadUnicode", SyntaxBadUnicode, "Bad Unicode escape"},
-		{"SyntaxUnterminated", SyntaxUnterminated, "Unterminated string"},
-		{"SyntaxBadNumber", SyntaxBadNumber, "Invalid number"},
-		{"SyntaxBadUTF8", SyntaxBadUTF8, "Invalid UTF-8"},
-		{"SyntaxTooDeep", SyntaxTooDeep, "Nesting deeper than 1000 levels"},
-		{"SyntaxAfterJSON", SyntaxAfterJSON, "Unexpected non-whitespace character after the value"},
-		{"SyntaxPosition", SyntaxPosition, " in JSON at position "},
+		{"syntaxUnexpectedEnd", syntaxUnexpectedEnd, "Unexpected end of input"},
+		{"syntaxUnexpectedToken", syntaxUnexpectedToken, "Unexpected token"},
+		{"syntaxBadControl", syntaxBadControl, "Bad control character in string literal"},
+		{"syntaxBadEscape", syntaxBadEscape, "Bad escaped character"},
+		{"syntaxBadUnicode", syntaxBadUnicode, "Bad Unicode escape"},
+		{"syntaxUnterminated", syntaxUnterminated, "Unterminated string"},
+		{"syntaxBadNumber", syntaxBadNumber, "Invalid number"},
+		{"syntaxBadUTF8", syntaxBadUTF8, "Invalid UTF-8"},
+		{"syntaxTooDeep", syntaxTooDeep, "Nesting deeper than 1000 levels"},
+		{"syntaxAfterJSON", syntaxAfterJSON, "Unexpected non-whitespace character after the value"},
+		{"syntaxPosition", syntaxPosition, " in JSON at position "},
 	}
 	pinned := map[string]bool{}
 	for _, r := range rows {
@@ -323,7 +323,7 @@ func TestErrorTexts(t *testing.T) {
 			t.Errorf("errors.go's %s has no row here", name)
 		}
 	}
-	if k := []string{Violation.String(), Failure.String(), Abort.String(), Kind(9).String()}; strings.Join(k, ",") != "违规,平台故障,中止,Kind(9)" {
+	if k := []string{Violation.String(), Failure.String(), Abort.String(), ErrorKind(9).String()}; strings.Join(k, ",") != "违规,平台故障,中止,ErrorKind(9)" {
 		t.Errorf("kinds %q", k)
 	}
 	if got := itemError(MsgItemNoBody, 7); got != "批量消息项缺少 body：序号 7" {

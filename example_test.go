@@ -165,7 +165,7 @@ func ExampleReadInboundStrictText() {
 	}
 	ev, _ := post("\xef\xbb\xbfhel", "lo \xe4\xb8", "\xad")
 	fmt.Println(hostbridge.ReadInboundStrictText(ev, 100))
-	fmt.Println(hostbridge.ReadInboundStrictText(ev, 100)) // read before: status 3
+	fmt.Println(hostbridge.ReadInboundStrictText(ev, 100)) // read before: BodyUsed (3)
 
 	ev, body := post("12345", "678", "9")
 	st, text, err := hostbridge.ReadInboundStrictText(ev, 7)
@@ -176,11 +176,11 @@ func ExampleReadInboundStrictText() {
 	ev, _ = post("a\xffb")
 	fmt.Println(hostbridge.ReadInboundText(ev, 100))
 	// Output:
-	// 0 hello 中 <nil>
-	// 3  <nil>
-	// 1 true <nil> 2 true
-	// 4  <nil>
-	// 0 a�b <nil>
+	// BodyOK hello 中 <nil>
+	// BodyUsed  <nil>
+	// BodyTooLarge true <nil> 2 true
+	// BodyInvalidUTF8  <nil>
+	// BodyOK a�b <nil>
 }
 
 func ExampleReadInboundBoundedJSON() {
@@ -196,8 +196,8 @@ func ExampleReadInboundBoundedJSON() {
 	_, err := hostbridge.ReadInboundJSON(ev)
 	fmt.Println(err)
 	// Output:
-	// 0 {"1":3,"2":2,"b":4e+21,"s":"中/"} <nil>
-	// 5 SyntaxError: Unexpected token 'b' in JSON at position 1 <nil>
+	// BodyOK {"1":3,"2":2,"b":4e+21,"s":"中/"} <nil>
+	// BodyInvalidJSON SyntaxError: Unexpected token 'b' in JSON at position 1 <nil>
 	// 入站 JSON 正文无效：没有正文
 }
 
@@ -237,7 +237,7 @@ func ExampleHTTPEvent() {
 	// Output:
 	// 202
 	// {"meta":{"tags":["x"],"n":1},"origin":"https://example.com","url":"/pages/a b","version":"v2"}
-	// 400 body status 5
+	// 400 body status BodyInvalidJSON
 }
 
 // ExampleMemoryPlatform_Deliver consumes a queue in a test, on a virtual

@@ -86,9 +86,9 @@ func TestFakeBody(t *testing.T) {
 
 func TestNewRequestEvent(t *testing.T) {
 	h := http.Header{"X-A": {"1"}}
-	ev := NewRequestEvent(KindFetch, "PATCH", "https://example.com/a?b", h, nil)
+	ev := NewRequestEvent(EventFetch, "PATCH", "https://example.com/a?b", h, nil)
 	r := ev.Request()
-	if ev.Kind() != KindFetch || ev.Batch() != nil || r == nil {
+	if ev.Kind() != EventFetch || ev.Batch() != nil || r == nil {
 		t.Fatalf("kind %q batch %v request %v", ev.Kind(), ev.Batch(), r)
 	}
 	if r.Method() != "PATCH" || r.URL() != "https://example.com/a?b" || r.Header().Get("x-a") != "1" {
@@ -98,11 +98,11 @@ func TestNewRequestEvent(t *testing.T) {
 		t.Errorf("a nil *FakeBody must be a nil Body, got %#v", r.Body())
 	}
 	fb := &FakeBody{}
-	if got := NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, fb).Request().Body(); got != Body(fb) {
+	if got := NewRequestEvent(EventFetch, "POST", "https://example.com/", nil, fb).Request().Body(); got != Body(fb) {
 		t.Errorf("body %v", got)
 	}
 	// The fake answers Request() for any kind; the package ignores it.
-	ev = NewRequestEvent(KindQueue, "POST", "https://example.com/", nil, fb)
+	ev = NewRequestEvent(EventQueue, "POST", "https://example.com/", nil, fb)
 	if ev.Request() == nil {
 		t.Error("no request")
 	}

@@ -119,7 +119,7 @@ func fetchMethod(m string) string {
 
 type httpEvent struct{ req *httpRequest }
 
-func (e httpEvent) Kind() string     { return KindFetch }
+func (e httpEvent) Kind() string     { return EventFetch }
 func (e httpEvent) Request() Request { return e.req }
 func (e httpEvent) Batch() Batch     { return nil }
 

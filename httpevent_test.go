@@ -377,7 +377,7 @@ func TestHTTPEventMovedHeaders(t *testing.T) {
 func TestDeclaredLengthBesideChunked(t *testing.T) {
 	h := http.Header{"Content-Length": {"3"}, "Transfer-Encoding": {"chunked"}}
 	fb := &FakeBody{Chunks: [][]byte{[]byte("a")}}
-	st, _, err := ReadInboundBytes(NewRequestEvent(KindFetch, "POST", "http://h/", h, fb), 2)
+	st, _, err := ReadInboundBytes(NewRequestEvent(EventFetch, "POST", "http://h/", h, fb), 2)
 	if st != BodyTooLarge || err != nil || fb.Pulls != 0 {
 		t.Errorf("status %d, %v, %d pulls; want 1 and no pull", st, err, fb.Pulls)
 	}

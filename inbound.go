@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -60,28 +61,50 @@ func openBody(b Body) (rc io.ReadCloser, ok bool) {
 // an error.
 type BodyStatus int
 
-// The statuses of 有限正文读取 and 有限 JSON 正文.
+// The statuses of 有限正文读取 and 有限 JSON 正文, with the spec's numbers.
 const (
-	BodyOK          BodyStatus = 0 // 成功，正文不超过上限
-	BodyTooLarge    BodyStatus = 1 // 正文超过上限
-	BodyNone        BodyStatus = 2 // 没有正文：GET、HEAD，或宿主没有提供正文流
-	BodyUsed        BodyStatus = 3 // 正文已被读取，或读取流已被锁定
-	BodyInvalidUTF8 BodyStatus = 4 // 正文不是有效 UTF-8（严格文字、有限 JSON）
-	BodyInvalidJSON BodyStatus = 5 // 不是有效 JSON（有限 JSON）
+	// BodyOK: the body was read and is within the limit (成功，正文不超过上限).
+	BodyOK BodyStatus = 0
+	// BodyTooLarge: the body exceeds the limit (正文超过上限).
+	BodyTooLarge BodyStatus = 1
+	// BodyNone: there is no body: GET, HEAD, or the host gave no body stream
+	// (没有正文：GET、HEAD，或宿主没有提供正文流).
+	BodyNone BodyStatus = 2
+	// BodyUsed: the body was read already, or its stream is locked
+	// (正文已被读取，或读取流已被锁定).
+	BodyUsed BodyStatus = 3
+	// BodyInvalidUTF8: the body is not valid UTF-8, for the strict text and
+	// bounded JSON reads (正文不是有效 UTF-8（严格文字、有限 JSON）).
+	BodyInvalidUTF8 BodyStatus = 4
+	// BodyInvalidJSON: the body is not valid JSON, for the bounded JSON read
+	// (不是有效 JSON（有限 JSON）).
+	BodyInvalidJSON BodyStatus = 5
 )
 
-// The event kinds a Cloudflare host returns (读取入站事件种类). Only the
-// first three carry an HTTP request.
+// bodyStatusNames are the constants' names, indexed by value.
+var bodyStatusNames = [...]string{"BodyOK", "BodyTooLarge", "BodyNone", "BodyUsed", "BodyInvalidUTF8", "BodyInvalidJSON"}
+
+// String returns the constant's name ("BodyOK", …), or "BodyStatus(n)" for
+// a value that is none of them.
+func (s BodyStatus) String() string {
+	if s >= 0 && int(s) < len(bodyStatusNames) {
+		return bodyStatusNames[s]
+	}
+	return "BodyStatus(" + strconv.Itoa(int(s)) + ")"
+}
+
+// The event kinds a Cloudflare host returns (读取入站事件种类) that carry an
+// HTTP request; EventQueue and EventKinds give the others.
 const (
-	KindFetch        = "fetch"
-	KindServiceFetch = "service-fetch"
-	KindDurableFetch = "durable-fetch"
+	EventFetch        = "fetch"         // an ordinary request (普通请求)
+	EventServiceFetch = "service-fetch" // a request delivered through a service binding
+	EventDurableFetch = "durable-fetch" // a request delivered to a durable object
 )
 
 // carriesRequest reports whether an event of this kind carries an HTTP
 // request. "遇到不认识的取值，须按“没有 HTTP 请求的事件”处理，不得当作 fetch。"
 func carriesRequest(kind string) bool {
-	return kind == KindFetch || kind == KindServiceFetch || kind == KindDurableFetch
+	return kind == EventFetch || kind == EventServiceFetch || kind == EventDurableFetch
 }
 
 // currentRequest is the check every inbound reader makes first:
@@ -192,13 +215,11 @@ func isToken(s string) bool {
 	return true
 }
 
-// EventKinds are the event kinds the spec documents (事件种类), in its order:
-// the three that carry an HTTP request, then those that do not. A host
-// returns only the kinds it provides; an app must treat any other value as an
-// event without an HTTP request.
-var EventKinds = []string{
-	KindFetch, KindServiceFetch, KindDurableFetch,
-	KindQueue, "scheduled", "email",
+// eventKinds are the event kinds the spec documents (事件种类), in its
+// order; EventKinds returns a copy.
+var eventKinds = []string{
+	EventFetch, EventServiceFetch, EventDurableFetch,
+	EventQueue, "scheduled", "email",
 	"durable-alarm", "durable-transaction", "durable-block",
 	"durable-websocket-message", "durable-websocket-close", "durable-websocket-error",
 	"websocket-open", "websocket-message", "websocket-close", "websocket-error",
@@ -207,6 +228,13 @@ var EventKinds = []string{
 	"html-document-text", "html-document-comments", "html-end", "html-end-tag",
 	"workflow", "workflow-step", "workflow-rollback",
 }
+
+// EventKinds returns the event kinds the spec documents (事件种类), in its
+// order: the three that carry an HTTP request, then those that do not. A
+// host returns only the kinds it provides; an app must treat any other value
+// as an event without an HTTP request. The slice is new on every call: the
+// caller may modify it.
+func EventKinds() []string { return slices.Clone(eventKinds) }
 
 // InboundEventKind is 读取入站事件种类: the kind of the current host
 // invocation, "" when there is none (a nil event). It never fails.

@@ -3,6 +3,7 @@ package hostbridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 )
 
@@ -96,7 +97,7 @@ func checkBinding(p Platform, binding string) error {
 }
 
 // bodyOptions are the queue's checks of a message body.
-var bodyOptions = canonOptions{deepOver: MaxMessageDepth, markers: true}
+var bodyOptions = canonOptions{problemDepthLimit: MaxMessageDepth, markers: true}
 
 // canonicalBody returns the canonical text of a message body, or the
 // message of its first problem.
@@ -113,8 +114,8 @@ func canonicalBody(body []byte) ([]byte, string) {
 
 // bodyProblem is the message for what canonical found in a syntactically
 // valid body, "" when it may be sent.
-func bodyProblem(canon []byte, info canonInfo) string {
-	switch info.prob.kind {
+func bodyProblem(canon []byte, info valueReport) string {
+	switch info.problem.kind {
 	case problemDeep:
 		return MsgBodyTooDeep
 	case problemMarker:
@@ -160,14 +161,38 @@ func (b *Bindings) Grant(bindings ...string) {
 	}
 }
 
-// GrantJSON grants what a host permission text such as
-// {"QUEUE":["PAGE_QUEUE"]} names under "QUEUE".
+// GrantJSON grants the bindings a host permission text such as
+// {"QUEUE":["PAGE_QUEUE"]} lists under the key "QUEUE", spelled exactly so:
+// a key in another case ("queue", "Queue") is another permission and grants
+// nothing. The text must be a JSON object and its "QUEUE", when present, an
+// array of strings; otherwise GrantJSON grants nothing and returns an error
+// for the host (not an app's exception). A key repeated in the object counts
+// with its last value, as JSON.parse reads an object.
 func (b *Bindings) GrantJSON(permissions string) error {
-	var perm struct{ QUEUE []string }
-	if err := json.Unmarshal([]byte(permissions), &perm); err != nil {
-		return err
+	var perm map[string]json.RawMessage
+	err := json.Unmarshal([]byte(permissions), &perm)
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) {
+		return hostError(msgPermissionsNotObject, err)
 	}
-	b.Grant(perm.QUEUE...)
+	if err != nil || perm == nil {
+		return hostError(msgPermissionsNotObject, nil)
+	}
+	q, present := perm["QUEUE"]
+	if !present {
+		return nil
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(q, &items); err != nil || items == nil {
+		return hostError(msgPermissionsQueue, nil)
+	}
+	names := make([]string, len(items))
+	for i, item := range items {
+		if item[0] != '"' || json.Unmarshal(item, &names[i]) != nil {
+			return hostError(msgPermissionsQueue, nil)
+		}
+	}
+	b.Grant(names...)
 	return nil
 }
 

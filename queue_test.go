@@ -80,7 +80,7 @@ type wantError struct {
 	Message string `json:"message"`
 }
 
-var kindNames = map[string]Kind{"violation": Violation, "failure": Failure, "abort": Abort}
+var kindNames = map[string]ErrorKind{"violation": Violation, "failure": Failure, "abort": Abort}
 
 // checkError compares err with the expected exception (nil: no error).
 func checkError(t *testing.T, err error, want *wantError) {

@@ -2,11 +2,12 @@
 
 package hostbridge
 
-// The package canonicalises JSON with the fast path (canon.go, number.go,
-// jsonstring.go), which the tests hold equal to the reference in
-// canonref.go. Build with -tags hostbridge_ref to use the reference.
+// The default build canonicalises JSON with the fast path (canon_fast.go,
+// number_fast.go, jsonstring_fast.go, batch_fast.go), which the tests hold
+// equal to the reference (canonref*.go). Build with -tags hostbridge_ref to
+// use the reference alone (canonref_select.go).
 
-func canonical(dst, src []byte, o *canonOptions) ([]byte, canonInfo, error) {
+func canonical(dst, src []byte, o *canonOptions) ([]byte, valueReport, error) {
 	return fastCanonical(dst, src, o)
 }
 

@@ -28,7 +28,7 @@ func (r urlTestRequest) Header() http.Header { return http.Header{} }
 func (r urlTestRequest) Body() Body          { return nil }
 
 func fetchEvent(url string) Event {
-	return urlTestEvent{kind: KindFetch, req: urlTestRequest{method: "GET", url: url}}
+	return urlTestEvent{kind: EventFetch, req: urlTestRequest{method: "GET", url: url}}
 }
 
 // wantErr checks err as checkError does, in a subtest named for the row;
@@ -525,8 +525,8 @@ func TestInboundURLReaders(t *testing.T) {
 		Rows            []readerRow
 	}
 	readTestJSON(t, "inbound-url.json", &d)
-	if !slices.Equal(EventKinds, d.DocumentedKinds) {
-		t.Errorf("EventKinds = %q, want %q", EventKinds, d.DocumentedKinds)
+	if k := EventKinds(); !slices.Equal(k, d.DocumentedKinds) {
+		t.Errorf("EventKinds() = %q, want %q", k, d.DocumentedKinds)
 	}
 	// Every documented kind: InboundEventKind returns it; a kind without a
 	// request fails every reader, even with a request attached.
@@ -743,7 +743,7 @@ func TestInboundURLParse(t *testing.T) {
 	}
 	readTestJSON(t, "inbound-url-parse.json", &d)
 	for _, r := range d.Rows {
-		ev := NewRequestEvent(KindFetch, "GET", r.URL, nil, nil)
+		ev := NewRequestEvent(EventFetch, "GET", r.URL, nil, nil)
 		var got [4]string
 		var errs [4]error
 		got[0], errs[0] = InboundOrigin(ev)

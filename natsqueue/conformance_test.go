@@ -14,7 +14,7 @@ import (
 	"hostbridge/internal/queuevectors"
 )
 
-var kinds = map[string]hostbridge.Kind{"violation": hostbridge.Violation, "failure": hostbridge.Failure, "abort": hostbridge.Abort}
+var kinds = map[string]hostbridge.ErrorKind{"violation": hostbridge.Violation, "failure": hostbridge.Failure, "abort": hostbridge.Abort}
 
 // runSteps makes the row's calls in ev, each named by its spec function, and
 // reports every difference.
@@ -64,7 +64,7 @@ func replayRows(t *testing.T, p *Platform) {
 		t.Fatalf("%d rows, want 5", len(rows))
 	}
 	for i, row := range rows {
-		if row.Event != hostbridge.KindQueue {
+		if row.Event != hostbridge.EventQueue {
 			continue
 		}
 		t.Run(row.Situation, func(t *testing.T) {

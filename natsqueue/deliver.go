@@ -142,7 +142,7 @@ func callHandler(handler func(hostbridge.Event) error, ev hostbridge.Event) (err
 // event is the queue Event of one delivery.
 type event struct{ b *hostbridge.BatchRecord }
 
-func (e event) Kind() string                { return hostbridge.KindQueue }
+func (e event) Kind() string                { return hostbridge.EventQueue }
 func (e event) Request() hostbridge.Request { return nil }
 func (e event) Batch() hostbridge.Batch     { return e.b }
 

@@ -70,12 +70,12 @@ func TestParserReasonToLog(t *testing.T) {
 	var log syncBuffer
 	h := &host{log: slog.New(slog.NewTextHandler(&log, nil))}
 	rec := httptest.NewRecorder()
-	reason := hostbridge.SyntaxPrefix + hostbridge.SyntaxUnexpectedEnd + hostbridge.SyntaxPosition + "0"
+	reason := "SyntaxError: Unexpected end of input in JSON at position 0"
 	h.replyStatus(rec, hostbridge.BodyInvalidJSON, reason)
 	if rec.Code != 400 || strings.Contains(rec.Body.String(), "SyntaxError") || !strings.Contains(rec.Body.String(), msgBodyNotJSON) {
 		t.Errorf("client got %d %s", rec.Code, rec.Body)
 	}
-	if !strings.Contains(log.String(), hostbridge.SyntaxUnexpectedEnd) {
+	if !strings.Contains(log.String(), "Unexpected end of input in JSON at position 0") {
 		t.Errorf("log %q lacks the reason", log.String())
 	}
 }

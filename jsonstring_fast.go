@@ -1,7 +1,11 @@
+//go:build !hostbridge_ref
+
 package hostbridge
 
-// JSON strings as JavaScript reads and writes them: RFC 8259 §7 escapes
-// decoded, UTF-8 validated, and JSON.stringify's QuoteJSONString.
+// The fast path's strings, as JavaScript reads and writes them: RFC 8259 §7
+// escapes decoded, UTF-8 validated, and JSON.stringify's QuoteJSONString,
+// in one pass that copies runs of plain bytes as they are (the reference,
+// canonref_string.go, decodes to UTF-16 and encodes again).
 
 import (
 	"encoding/binary"
@@ -22,10 +26,10 @@ func (p *parser) str(i int) (int, error) {
 		// whole sequences, validated in one go.
 		k, wide := stringRun(src, j)
 		if wide && !p.o.validUTF8 && !validUTF8(src[j:k]) {
-			return j, &syntaxError{SyntaxBadUTF8, j + firstInvalid(src[j:k])}
+			return j, &syntaxError{syntaxBadUTF8, j + firstInvalid(src[j:k])}
 		}
 		if j = k; j >= len(src) {
-			return j, &syntaxError{SyntaxUnterminated, len(src)}
+			return j, &syntaxError{syntaxUnterminated, len(src)}
 		}
 		switch src[j] {
 		case '"':
@@ -39,7 +43,7 @@ func (p *parser) str(i int) (int, error) {
 			}
 			j, run = n, n
 		default: // a C0 control
-			return j, &syntaxError{SyntaxBadControl, j}
+			return j, &syntaxError{syntaxBadControl, j}
 		}
 	}
 }
@@ -100,7 +104,7 @@ func appendSource(out, src []byte, i, j int) []byte {
 func (p *parser) escape(j int) (int, error) {
 	src := p.src
 	if j+1 >= len(src) {
-		return j, &syntaxError{SyntaxUnterminated, len(src)}
+		return j, &syntaxError{syntaxUnterminated, len(src)}
 	}
 	switch src[j+1] {
 	case '"', '\\':
@@ -120,7 +124,7 @@ func (p *parser) escape(j int) (int, error) {
 	case 'u':
 		u, bad := hex4(src, j+2)
 		if bad >= 0 {
-			return bad, &syntaxError{SyntaxBadUnicode, bad}
+			return bad, &syntaxError{syntaxBadUnicode, bad}
 		}
 		j += 6
 		switch {
@@ -143,7 +147,7 @@ func (p *parser) escape(j int) (int, error) {
 		}
 		return j, nil
 	default: // V8 reports the character after the backslash
-		return j + 1, &syntaxError{SyntaxBadEscape, j + 1}
+		return j + 1, &syntaxError{syntaxBadEscape, j + 1}
 	}
 	return j + 2, nil
 }
@@ -163,34 +167,4 @@ func hex4(src []byte, i int) (u uint16, bad int) {
 		u = u<<4 | uint16(d)
 	}
 	return u, -1
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendQuoted appends the Go string s (a queue name, a message ID) as
-// JSON.stringify writes the String a host makes of it: s decoded as
-// TextDecoder decodes UTF-8 (each maximal subpart of an ill-formed sequence
-// one U+FFFD, as the query readers decode), then quoteJSONString.
-func appendQuoted(dst []byte, s string) []byte {
-	return quoteJSONString(dst, utf16.Encode([]rune(utf8DecodeWithoutBOM(s))))
-}
-
-// appendEscape appends the JSON.stringify escape of the ASCII byte c, which
-// is '"', '\\' or a C0 control.
-func appendEscape(dst []byte, c byte) []byte {
-	switch c {
-	case '"', '\\':
-		return append(dst, '\\', c)
-	case '\b':
-		return append(dst, '\\', 'b')
-	case '\f':
-		return append(dst, '\\', 'f')
-	case '\n':
-		return append(dst, '\\', 'n')
-	case '\r':
-		return append(dst, '\\', 'r')
-	case '\t':
-		return append(dst, '\\', 't')
-	}
-	return append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 }

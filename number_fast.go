@@ -1,11 +1,18 @@
+//go:build !hostbridge_ref
+
 package hostbridge
 
-// JSON numbers as JavaScript reads and writes them: RFC 8259's grammar,
-// IEEE 754 double values as JSON.parse takes them, and ECMAScript
-// Number::toString, which JSON.stringify writes.
+// The fast path's numbers: RFC 8259's grammar, IEEE 754 double values as
+// JSON.parse takes them, and ECMAScript Number::toString, which
+// JSON.stringify writes. A number is converted (strconv.ParseFloat, then
+// appendNumber's shortest digits) only when its spelling may not be
+// Number::toString's digits already. A number of at most 15 significant
+// digits is its own shortest form, and so is one of 16 to 19 digits that
+// exact integer arithmetic shows to be the shortest digits nearest its
+// double (alreadyShortest); either is laid out without converting it. The
+// reference (canonref_number.go) converts every number.
 
 import (
-	"math"
 	"math/bits"
 	"strconv"
 )
@@ -16,12 +23,12 @@ import (
 // written null with infToNull (JSON.stringify), else reported.
 //
 // Most numbers are written without converting them, where refNumber
-// (canonref.go) converts every one. One of at most 15 significant digits,
+// converts every one. One of at most 15 significant digits,
 // or of up to 19 that alreadyShortest vouches for, has its own digits as
 // its shortest: it is copied when it is spelt as Number::toString lays
 // them out (laidOut), else its digits are laid out again. Only the rest go
 // through strconv.
-func (p *parser) number(i int) (int, problem, error) {
+func (p *parser) number(i int) (int, valueProblem, error) {
 	src, start := p.src, i
 	if src[i] == '-' {
 		i++
@@ -30,18 +37,18 @@ func (p *parser) number(i int) (int, problem, error) {
 	var m uint64 // the digits as an integer, while there are at most 19 significant ones
 	switch {
 	case i >= len(src):
-		return i, problem{}, &syntaxError{SyntaxUnexpectedEnd, len(src)}
+		return i, valueProblem{}, &syntaxError{syntaxUnexpectedEnd, len(src)}
 	case src[i] == '0':
 		i++
 	case '1' <= src[i] && src[i] <= '9':
 		i, m = digitRun(src, i, 0)
 	default:
-		return i, problem{}, &syntaxError{SyntaxBadNumber, i}
+		return i, valueProblem{}, &syntaxError{syntaxBadNumber, i}
 	}
 	intEnd, fracStart := i, i
 	if i < len(src) && src[i] == '.' {
 		if i++; i >= len(src) || src[i] < '0' || src[i] > '9' {
-			return i, problem{}, digitsError(src, i)
+			return i, valueProblem{}, digitsError(src, i)
 		}
 		fracStart = i
 		i, m = digitRun(src, i, m)
@@ -50,7 +57,7 @@ func (p *parser) number(i int) (int, problem, error) {
 	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
 		var err error
 		if i, exp, err = exponent(src, i+1); err != nil {
-			return i, problem{}, err
+			return i, valueProblem{}, err
 		}
 	}
 	var text []byte // the number as it is spelt, when that is Number::toString's layout
@@ -58,7 +65,7 @@ func (p *parser) number(i int) (int, problem, error) {
 		text = src[start:i]
 		if intEnd-digits+fracEnd-fracStart <= 15 {
 			p.out = appendSource(p.out, src, start, i)
-			return i, problem{}, nil
+			return i, valueProblem{}, nil
 		}
 	}
 	// The value is m × 10^-q, m having sig significant digits.
@@ -71,10 +78,10 @@ func (p *parser) number(i int) (int, problem, error) {
 	}
 	if sig == 0 {
 		p.out = append(p.out, '0') // zero, whatever its sign and exponent
-		return i, problem{}, nil
+		return i, valueProblem{}, nil
 	}
 	if sig <= 19 && p.layOut(src[start] == '-', m, sig, fracEnd-fracStart-exp, text) {
-		return i, problem{}, nil
+		return i, valueProblem{}, nil
 	}
 	return i, p.convert(&numberSpan{start, digits, intEnd, fracStart, fracEnd, i, exp}), nil
 }
@@ -112,7 +119,7 @@ func (p *parser) layOut(neg bool, m uint64, sig, q int, text []byte) bool {
 
 // convert writes the number n by strconv: its double's shortest digits, or
 // null for ±Infinity.
-func (p *parser) convert(n *numberSpan) problem {
+func (p *parser) convert(n *numberSpan) valueProblem {
 	src := p.src
 	text := src[n.start:n.end]
 	if n.intEnd-n.digits+n.fracEnd-n.fracStart > 700 {
@@ -128,12 +135,12 @@ func (p *parser) convert(n *numberSpan) problem {
 	if err != nil { // only ErrRange can happen here: ±Inf
 		p.out = append(p.out, "null"...)
 		if p.o.infToNull {
-			return problem{}
+			return valueProblem{}
 		}
-		return problem{problemInf, n.start}
+		return valueProblem{problemInf, n.start}
 	}
 	p.out = appendNumber(p.out, f)
-	return problem{}
+	return valueProblem{}
 }
 
 // numberSpan is where the parts of a JSON number lie in the source, and
@@ -178,9 +185,9 @@ func digitRun(src []byte, i int, m uint64) (int, uint64) {
 // digitsError is the error where a digit must be, at src[i].
 func digitsError(src []byte, i int) error {
 	if i >= len(src) {
-		return &syntaxError{SyntaxUnexpectedEnd, len(src)}
+		return &syntaxError{syntaxUnexpectedEnd, len(src)}
 	}
-	return &syntaxError{SyntaxBadNumber, i}
+	return &syntaxError{syntaxBadNumber, i}
 }
 
 // pointFirst spells the number whose digits (a '.' among them, after
@@ -350,37 +357,6 @@ var pow5s = func() (t [maxPow5 + 1]uint64) {
 	}
 	return t
 }()
-
-// appendNumber appends f as ECMAScript Number::toString does (ECMA-262
-// §6.1.6.1.20, with the shortest round-trip digits as RFC 8785 §3.2.2.3
-// describes): -0 is "0", exponent notation below 1e-6 and from 1e21 on.
-// f must be finite. The reference (canonref.go) writes every number so;
-// the fast path those that number cannot lay out itself.
-//
-// strconv's shortest digits ('f' or 'e' with precision -1) are the digits s
-// of Number::toString, and its 'f' layout is the spec's for -6 < n ≤ 21
-// (10^(n-1) ≤ |x| < 10^n): digits then zeros, digits with a point, or "0."
-// then zeros then digits. The float comparisons pick that range exactly: 1e21
-// is a double, so no other double's shortest digits are 10^21, and the
-// double nearest 10^-6 is the only one whose shortest digits are 10^-6, so
-// |f| ≥ 1e-6 and |f| < 1e21 say -6 < n ≤ 21. encoding/json's float encoder
-// rests on the same reading. Outside it, 'e' writes "d.ddde-07", and
-// Number::toString "d.ddde-7": the exponent loses its leading zero (an
-// exponent from 21 on has none).
-func appendNumber(dst []byte, f float64) []byte {
-	if f == 0 {
-		return append(dst, '0')
-	}
-	if a := math.Abs(f); 1e-6 <= a && a < 1e21 {
-		return strconv.AppendFloat(dst, f, 'f', -1, 64)
-	}
-	dst = strconv.AppendFloat(dst, f, 'e', -1, 64)
-	if n := len(dst); dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
-		dst[n-2] = dst[n-1] // e-07 → e-7
-		dst = dst[:n-1]
-	}
-	return dst
-}
 
 // appendDigits lays out the value 0.d × 10^n, d being the shortest
 // round-trip digits (no leading or trailing zero), as Number::toString does.

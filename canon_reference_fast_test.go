@@ -1,3 +1,5 @@
+//go:build !hostbridge_ref
+
 package hostbridge
 
 import (
@@ -11,8 +13,9 @@ import (
 	"unicode/utf8"
 )
 
-// The fast path (canon.go, number.go, jsonstring.go, fastScanBatch) is held
-// equal to the reference (canonref.go, refScanBatch): on every text and
+// The fast path (canon_fast.go, number_fast.go, jsonstring_fast.go,
+// fastScanBatch) is held equal to the reference (canonref*.go,
+// refScanBatch), in the default build, where both exist: on every text and
 // every option set, the same acceptance, output bytes, depth, first problem
 // and its offset, and the same syntax error at the same offset.
 
@@ -23,8 +26,8 @@ var refOptionSets = []struct {
 }{
 	{"none", canonOptions{}},
 	{"queue producer", bodyOptions},
-	{"inbound", canonOptions{maxDepth: MaxJSONDepth, infToNull: true, validUTF8: true}},
-	{"tight", canonOptions{maxDepth: 3, deepOver: 2, markers: true}},
+	{"inbound", canonOptions{syntaxDepthLimit: MaxJSONDepth, infToNull: true, validUTF8: true}},
+	{"tight", canonOptions{syntaxDepthLimit: 3, problemDepthLimit: 2, markers: true}},
 }
 
 // sameAsReference reports how fastCanonical and refCanonical differ on

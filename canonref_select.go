@@ -1,0 +1,15 @@
+//go:build hostbridge_ref
+
+package hostbridge
+
+// Built with -tags hostbridge_ref, the package canonicalises JSON with the
+// reference alone (canonref*.go; refScanBatch in canonref_batch.go) and
+// compiles none of the fast path's files (*_fast.go): the build for a host
+// that wants only code it can audit by reading, at some twenty times the
+// cost.
+
+func canonical(dst, src []byte, o *canonOptions) ([]byte, valueReport, error) {
+	return refCanonical(dst, src, o)
+}
+
+func scanBatch(src []byte) ([]batchItem, []byte, error) { return refScanBatch(src) }
