@@ -50,23 +50,7 @@ func SendQueueBatch(ctx context.Context, p Platform, binding, batch string) erro
 	total := 0
 	for n, it := range items {
 		body := bodies[it.bodyStart:it.bodyEnd]
-		msg := ""
-		switch {
-		case it.notObject:
-			msg = MsgItemNotObject
-		case it.hasBadKey:
-			msg = MsgItemBadKey + it.badKey
-		case !it.hasBody:
-			msg = MsgItemNoBody
-		case it.bodyInput > MaxMessageBytes:
-			msg = MsgBodyTooLarge
-		default:
-			msg = bodyProblem(body, it.bodyInfo)
-		}
-		if msg == "" && it.hasDelay && !it.delayOK {
-			msg = MsgDelayRange
-		}
-		if msg != "" {
+		if msg := it.problem(body); msg != "" {
 			return violation(itemError(msg, n))
 		}
 		msgs[n] = BatchMessage{Body: body, ContentType: contentTypeJSON, DelaySeconds: it.delay}
@@ -94,6 +78,30 @@ type batchItem struct {
 	hasDelay           bool
 	delay              int  // the last delaySeconds
 	delayOK            bool // it is an integer in 0…MaxDelaySeconds
+}
+
+// problem is the message of an item's first problem, "" when it may be
+// sent (step 4 of SendQueueBatch; Q29–Q31, Q33): not an object, a key other
+// than body and delaySeconds, no body, the body (its input size, then as
+// bodyProblem judges its canonical text body), delaySeconds out of range.
+func (it *batchItem) problem(body []byte) string {
+	switch {
+	case it.notObject:
+		return MsgItemNotObject
+	case it.hasBadKey:
+		return MsgItemBadKey + it.badKey
+	case !it.hasBody:
+		return MsgItemNoBody
+	case bodyTooLarge(it.bodyInput):
+		return MsgBodyTooLarge
+	}
+	if msg := bodyProblem(body, it.bodyInfo); msg != "" {
+		return msg
+	}
+	if it.hasDelay && !it.delayOK {
+		return MsgDelayRange
+	}
+	return ""
 }
 
 // fastScanBatch parses the batch text, which must be a JSON array, in one pass.
@@ -233,7 +241,7 @@ func delayValue(canon []byte) (int, bool) {
 		return 0, false
 	}
 	d, err := strconv.Atoi(string(canon))
-	if err != nil || d < 0 || d > MaxDelaySeconds {
+	if err != nil || !delayInRange(d) {
 		return 0, false
 	}
 	return d, true

@@ -131,8 +131,8 @@ func AckQueueMessage(ev Event, n int) error {
 	if err != nil {
 		return err
 	}
-	if n < 0 || n >= len(b.Messages()) {
-		return violation(MsgMessageIndex)
+	if err := messageIndex(b, n); err != nil {
+		return err
 	}
 	b.Ack(n)
 	return nil
@@ -156,10 +156,10 @@ func RetryQueueMessage(ev Event, n, delaySeconds int) error {
 	if err != nil {
 		return err
 	}
-	if n < 0 || n >= len(b.Messages()) {
-		return violation(MsgMessageIndex)
+	if err := messageIndex(b, n); err != nil {
+		return err
 	}
-	if delaySeconds < 0 || delaySeconds > MaxDelaySeconds {
+	if !delayInRange(delaySeconds) {
 		return violation(MsgDelayRange)
 	}
 	b.Retry(n, delaySeconds)
@@ -175,4 +175,13 @@ func queueBatch(ev Event) (Batch, error) {
 		}
 	}
 	return nil, violation(MsgNotQueueEvent)
+}
+
+// messageIndex is the index check of AckQueueMessage and RetryQueueMessage
+// (Q65): 0 <= n < the batch's message count, else Violation MsgMessageIndex.
+func messageIndex(b Batch, n int) error {
+	if n < 0 || n >= len(b.Messages()) {
+		return violation(MsgMessageIndex)
+	}
+	return nil
 }

@@ -74,7 +74,7 @@ func SendQueueMessage(ctx context.Context, p Platform, binding, body string, del
 	if msg != "" {
 		return violation(msg)
 	}
-	if delaySeconds < 0 || delaySeconds > MaxDelaySeconds {
+	if !delayInRange(delaySeconds) {
 		return violation(MsgDelayRange)
 	}
 	opts := SendOptions{ContentType: contentTypeJSON, DelaySeconds: delaySeconds}
@@ -95,13 +95,21 @@ func checkBinding(p Platform, binding string) error {
 	return nil
 }
 
+// delayInRange is the one home of the delay range, 0…MaxDelaySeconds (Q23,
+// Q64): of a send, a batch item and a retry alike.
+func delayInRange(d int) bool { return d >= 0 && d <= MaxDelaySeconds }
+
+// bodyTooLarge is the one home of the body size limit (Q13, Q14, Q33): n
+// bytes of a body's input or canonical text over MaxMessageBytes.
+func bodyTooLarge(n int) bool { return n > MaxMessageBytes }
+
 // bodyOptions are the queue's checks of a message body.
 var bodyOptions = canonOptions{deepOver: MaxMessageDepth, markers: true}
 
 // canonicalBody returns the canonical text of a message body, or the
 // message of its first problem.
 func canonicalBody(body []byte) ([]byte, string) {
-	if len(body) > MaxMessageBytes {
+	if bodyTooLarge(len(body)) {
 		return nil, MsgBodyTooLarge
 	}
 	canon, info, err := canonical(nil, body, &bodyOptions)
@@ -122,7 +130,7 @@ func bodyProblem(canon []byte, info canonInfo) string {
 	case problemInf:
 		return MsgBodyNotFinite
 	}
-	if len(canon) > MaxMessageBytes {
+	if bodyTooLarge(len(canon)) {
 		return MsgBodyTooLarge
 	}
 	return ""
