@@ -100,6 +100,7 @@ func short(b []byte) string {
 // ---- appendNumber: ECMAScript Number::toString ------------------------------
 
 func TestNumberToString(t *testing.T) {
+	// Pins Q12, I78, I96, I148.
 	for _, file := range []struct {
 		name  string
 		lines int
@@ -293,6 +294,7 @@ func loadSuite(tb testing.TB) []suiteRow {
 //   - otherwise canonical accepts exactly what JSON.parse accepts, and its
 //     output is node's JSON.stringify byte for byte (±Infinity as null).
 func TestCanonicalJSONTestSuite(t *testing.T) {
+	// Pins I78, I93.
 	rows := loadSuite(t)
 	if len(rows) != 340 {
 		t.Fatalf("%d rows, want 340", len(rows))
@@ -346,6 +348,7 @@ func TestCanonicalJSONTestSuite(t *testing.T) {
 // ---- JavaScript key order ------------------------------------------------------
 
 func TestKeyOrder(t *testing.T) {
+	// Pins I97, I98.
 	var rows []struct {
 		Text, Canonical, Note string
 	}
@@ -437,6 +440,7 @@ func loadRandom(tb testing.TB) []randomDoc {
 // TestIsMarker: every reserved key is a marker, whatever isMarker's
 // shortcuts assume of them; a key one byte off is not.
 func TestIsMarker(t *testing.T) {
+	// Pins Q19.
 	for _, m := range markerKeys {
 		if !isMarker([]byte(m)) {
 			t.Errorf("isMarker(%s) = false", m)
@@ -460,6 +464,7 @@ var problemNames = map[problemKind]string{
 // document, a syntax error for every invalid one; with the queue producer's
 // options, the problem reported is one that node found in the parsed value.
 func TestCanonicalRandom(t *testing.T) {
+	// Pins Q11, I93.
 	docs := loadRandom(t)
 	plain := &canonOptions{infToNull: true}
 	queue := &canonOptions{maxDepth: MaxJSONDepth, deepOver: MaxMessageDepth, markers: true}
@@ -563,6 +568,7 @@ func loadOptionsRows(tb testing.TB) []optionsRow {
 }
 
 func TestCanonicalOptions(t *testing.T) {
+	// Pins Q16, Q19, Q20, Q21.
 	rows := loadOptionsRows(t)
 	for _, r := range rows {
 		src := build(t, r.Text)
@@ -608,6 +614,7 @@ func TestCanonicalOptions(t *testing.T) {
 // TestDepthMillionLevels: 10^6 nested arrays (10^5 with -short)
 // neither crash nor recurse per level, with and without the parser bound.
 func TestDepthMillionLevels(t *testing.T) {
+	// Pins I147.
 	n := 1000000
 	if testing.Short() {
 		n = 100000
@@ -703,6 +710,7 @@ func shortestDigits(f float64) (string, int) {
 // or without a sign, moved by a few places), negative or not. The want is
 // strconv's reading and appendNumber's writing.
 func TestNumberForms(t *testing.T) {
+	// Pins Q12.
 	r := rand.New(rand.NewPCG(23, 29))
 	var out []byte
 	for n := 0; n < 200000; n++ {
@@ -801,6 +809,7 @@ func TestNumberLongLiterals(t *testing.T) {
 // DEL is named by its code point, a byte that starts no UTF-8 sequence is
 // Invalid UTF-8; a character of several bytes is quoted whole.
 func TestSyntaxErrorReasons(t *testing.T) {
+	// Pins I103.
 	for in, want := range map[string]string{
 		"[1 x]":    SyntaxUnexpectedToken + " 'x'" + SyntaxPosition + "3",
 		"[\x01]":   SyntaxUnexpectedToken + " U+0001" + SyntaxPosition + "1",
