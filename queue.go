@@ -50,16 +50,17 @@ const contentTypeJSON = "json"
 // value body to the queue bound as binding, after delaySeconds (0: none).
 // The checks, in order, each stopping at its first problem:
 //
-//  1. binding: empty is a Violation (MsgEmptyBinding); "未授权或当前部署没有配置的
-//     名称是部署错误，宿主直接中止当前请求" — p.Bound(binding) false (or p
-//     nil) is an Abort.
-//  2. body: "输入文字与规范化后的文字都不得超过 128 KB，即 128000 个 UTF-8 字节"
-//     — the input first (MsgBodyTooLarge); then valid UTF-8 and strict JSON
+//  1. binding (Q8, Q9: checkBinding): empty is a Violation
+//     (MsgEmptyBinding); p.Bound(binding) false (or p nil) is an Abort.
+//  2. body (canonicalBody, bodyProblem): the input's size first (Q13,
+//     MsgBodyTooLarge); then valid UTF-8 and strict JSON
 //     (MsgBodyNotJSON); then, on the parsed value, whichever comes first in
 //     the text of: nesting over MaxMessageDepth (MsgBodyTooDeep), a host
 //     marker key (MsgBodyMarker), a number that becomes ±Infinity
-//     (MsgBodyNotFinite); then the canonical text's size (MsgBodyTooLarge).
-//  3. delaySeconds: "延迟秒数须在 0 至 43200（12 小时）之间" (MsgDelayRange).
+//     (MsgBodyNotFinite); then the canonical text's size (Q14).
+//  3. delaySeconds (Q23: delayInRange, MsgDelayRange).
+//
+// That order, every check before the platform is called, is Q41's.
 //
 // Only then is p.Send called, with ctx, the canonical JSON text and
 // SendOptions{ContentType: "json"}, plus DelaySeconds when it is not 0. A
@@ -84,7 +85,8 @@ func SendQueueMessage(ctx context.Context, p Platform, binding, body string, del
 	return nil
 }
 
-// checkBinding is the binding check both producer functions make first.
+// checkBinding is the binding check both producer functions make first (Q8,
+// Q9).
 func checkBinding(p Platform, binding string) error {
 	if binding == "" {
 		return violation(MsgEmptyBinding)
