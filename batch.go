@@ -62,21 +62,6 @@ func SendQueueBatch(ctx context.Context, p Platform, binding, batch string) erro
 	return nil
 }
 
-// batchItem is what the scan learnt of one item of a batch.
-type batchItem struct {
-	notObject          bool
-	hasBadKey          bool
-	badKey             string // the first key that is not body or delaySeconds, in JavaScript key order
-	badIndex           int64  // badKey as an array index, or -1
-	hasBody            bool
-	bodyStart, bodyEnd int // the last body's canonical text in the bodies buffer
-	bodyInput          int // the last body's input length, whitespace around it excluded
-	bodyInfo           canonInfo
-	hasDelay           bool
-	delay              int  // the last delaySeconds
-	delayOK            bool // it is an integer in 0…MaxDelaySeconds
-}
-
 // problem is the message of an item's first problem, "" when it may be
 // sent (step 4 of SendQueueBatch; Q29–Q31, Q33): not an object; a key other
 // than body and delaySeconds (the first in JavaScript key order); no body;
@@ -101,6 +86,21 @@ func (it *batchItem) problem(body []byte) string {
 		return MsgDelayRange
 	}
 	return ""
+}
+
+// batchItem is what the scan learnt of one item of a batch.
+type batchItem struct {
+	notObject          bool
+	hasBadKey          bool
+	badKey             string // the first key that is not body or delaySeconds, in JavaScript key order
+	badIndex           int64  // badKey as an array index, or -1
+	hasBody            bool
+	bodyStart, bodyEnd int // the last body's canonical text in the bodies buffer
+	bodyInput          int // the last body's input length, whitespace around it excluded
+	bodyInfo           canonInfo
+	hasDelay           bool
+	delay              int  // the last delaySeconds
+	delayOK            bool // it is an integer in 0…MaxDelaySeconds
 }
 
 // fastScanBatch parses the batch text, which must be a JSON array, in one pass.

@@ -75,7 +75,7 @@ func TestAnyJSONValueBody(t *testing.T) {
 func TestHeaderPresentWithoutValues(t *testing.T) {
 	// Pins I39.
 	for _, vs := range [][]string{{}, nil, {""}} {
-		ev := NewRequestEvent(KindFetch, "GET", "https://example.com/", http.Header{"X-Empty": vs}, nil)
+		ev := NewRequestEvent("fetch", "GET", "https://example.com/", http.Header{"X-Empty": vs}, nil)
 		has, err := InboundHeaderExists(ev, "x-empty")
 		v, err2 := InboundHeader(ev, "x-empty")
 		if !has || err != nil || v != "" || err2 != nil {
@@ -92,7 +92,7 @@ func TestHeadRequestHasNoBody(t *testing.T) {
 	for _, method := range []string{"HEAD", "head", "GET", "get"} {
 		for _, r := range readers {
 			fb := &FakeBody{Chunks: [][]byte{[]byte("hi")}}
-			ev := NewRequestEvent(KindFetch, method, "https://example.com/", nil, fb)
+			ev := NewRequestEvent("fetch", method, "https://example.com/", nil, fb)
 			st, got, err := r.read(ev, 10)
 			if st != BodyNone || len(got) != 0 || err != nil || fb.Used() || fb.Pulls != 0 {
 				t.Errorf("%s %s: (%d, %q, %v) used %v; want (2, empty) untouched", r.name, method, st, got, err, fb.Used())
@@ -100,7 +100,7 @@ func TestHeadRequestHasNoBody(t *testing.T) {
 		}
 	}
 	fb := &FakeBody{Chunks: [][]byte{[]byte("hi")}}
-	if st, _, _ := ReadInboundBytes(NewRequestEvent(KindFetch, "POST", "https://example.com/", nil, fb), 10); st != BodyOK {
+	if st, _, _ := ReadInboundBytes(NewRequestEvent("fetch", "POST", "https://example.com/", nil, fb), 10); st != BodyOK {
 		t.Errorf("POST: status %d, want 0", st)
 	}
 }
