@@ -230,8 +230,10 @@ func collectRows(v any, rows map[string]bool) {
 // TestClauses checks the clause matrix: ids unique and consecutive per
 // spec, each clause of kind rule, limit, message or row with a home and a
 // test, boundary and informative clauses without a home only with a note,
-// every home, test and vector row named existing, and every test named
-// mentioning the clause's id as a whole word.
+// every home, test and vector row named existing, every test named
+// mentioning the clause's id as a whole word; and the other way round,
+// every id of a test's Pins comment listing that test, and every row of the
+// spec's tables (specTables) cited by a clause of kind row.
 func TestClauses(t *testing.T) {
 	cs := loadClauses(t)
 	ix := indexSources(t)
@@ -246,6 +248,64 @@ func TestClauses(t *testing.T) {
 	}
 	if len(cs) == 0 {
 		t.Fatal("testdata/clauses.json has no clause")
+	}
+	checkPinsListed(t, cs, ix)
+	checkTableRowsCited(t, cs, rows)
+}
+
+// pinsRE finds a test's Pins comment (its first line and the indented
+// lines that continue it); idRE the clause ids in it.
+var (
+	pinsRE = regexp.MustCompile(`// Pins ([^\n]*)((?:\n\s*//   [^\n]*)*)`)
+	idsRE  = regexp.MustCompile(`\b[QI][0-9]+\b`)
+)
+
+// checkPinsListed: every id a test's Pins comment names is a clause that
+// lists the test, so no citation outlives its clause.
+func checkPinsListed(t *testing.T, cs []clause, ix sourceIndex) {
+	t.Helper()
+	byID := map[string]clause{}
+	for _, c := range cs {
+		byID[c.ID] = c
+	}
+	for name, src := range ix.tests {
+		for _, m := range pinsRE.FindAllString(src, -1) {
+			for _, id := range idsRE.FindAllString(m, -1) {
+				c, ok := byID[id]
+				switch {
+				case !ok:
+					t.Errorf("%s pins %s, which testdata/clauses.json does not have", name, id)
+				case !slices.Contains(c.Tests, name):
+					t.Errorf("%s pins %s, but %s does not list %s in its tests", name, id, id, name)
+				}
+			}
+		}
+	}
+}
+
+// specTables are the vector files that hold the spec's own tables: each of
+// their rows must be cited by a clause of kind row.
+var specTables = []string{"queue-producer.json", "queue-consumer.json", "inbound-conformance.json"}
+
+func checkTableRowsCited(t *testing.T, cs []clause, rows map[string]map[string]bool) {
+	t.Helper()
+	cited := map[string]bool{}
+	for _, c := range cs {
+		for _, v := range c.Vectors {
+			for _, r := range v.Rows {
+				if c.Kind == "row" {
+					cited[v.File+"\x00"+r] = true
+				}
+			}
+		}
+	}
+	for _, f := range specTables {
+		have, _ := vectorRows(t, rows, f)
+		for r := range have {
+			if !cited[f+"\x00"+r] {
+				t.Errorf("testdata/%s: the spec's row %q is cited by no clause of kind row", f, r)
+			}
+		}
 	}
 }
 
