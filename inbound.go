@@ -335,13 +335,11 @@ func queryParam(ev Event, name string) (string, bool, error) {
 
 // InboundSameOriginURL is 构造入站同源网址: the request URL with a new path
 // and query parameters deleted, then set; it sends nothing. In order:
-//   - no current request: Failure MsgNoRequest;
-//   - path, unless empty (the current path is kept), must start with "/" and
-//     hold no "//", "\", control character (Unicode Cc: U+0000–U+001F,
-//     U+007F–U+009F), "?" or "#", and be valid UTF-8, else Violation
-//     MsgSameOriginPath;
+//   - no current request: Failure MsgNoRequest (I10);
+//   - path, unless empty (the current path is kept, I26), must pass
+//     validSameOriginPath (I31, I32), else Violation MsgSameOriginPath;
 //   - over MaxSameOriginItems pairs in set or keys in del: Violation
-//     MsgSameOriginList.
+//     MsgSameOriginList (I34).
 //
 // The path is then set as URL.pathname's setter does for a special URL: each
 // byte in the path percent-encode set (which includes "^") is encoded and
