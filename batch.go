@@ -8,20 +8,17 @@ import (
 // SendQueueBatch is 批量发送队列消息 (消息队列 0.1.0, 生产者): it sends the
 // messages of the JSON array batch, each item {"body":any JSON value,
 // "delaySeconds":integer 0…43200} (delaySeconds optional, no other key), to
-// the queue bound as binding. "本包在豫言里完整校验整个数组后才调用平台，任一项
-// 不合格则一条也不投递". The checks, in order, each stopping at its first
-// problem:
+// the queue bound as binding. The whole array is checked before the
+// platform is called, and one bad item sends nothing (Q37, Q38). The checks,
+// in order, each stopping at its first problem:
 //
-//  1. binding, as SendQueueMessage checks it;
-//  2. the text: at most MaxBatchBytes ("数组文字不超过 1 MiB"), then valid UTF-8
-//     and JSON whose value is an array (MsgBatchNotArray);
-//  3. the count: "数组有 1 至 100 项";
-//  4. each item in order, a problem reported with "：序号 n" (n from 0): not an
-//     object; a key other than body and delaySeconds (the first in
-//     JavaScript key order); no body; the body as SendQueueMessage checks it
-//     (its input size measured on its own span); delaySeconds not an integer
-//     (after JSON.parse: 30, 30.0 and 3e1 are 30) in 0…MaxDelaySeconds;
-//  5. the canonical bodies together: "全部 body 合计不超过 256000 字节".
+//  1. binding (checkBinding);
+//  2. the text: at most MaxBatchBytes (Q35), then valid UTF-8 and JSON whose
+//     value is an array (MsgBatchNotArray);
+//  3. the count, 1 to MaxBatchMessages (Q32);
+//  4. each item in order (batchItem.problem), a problem reported with
+//     "：序号 n" (n from 0);
+//  5. the canonical bodies together, at most MaxBatchBodyBytes (Q34).
 //
 // The array is scanned once, over the raw bytes: each body is canonicalised
 // where it stands, so a body holding "],[", {"body":1}, quotes or
@@ -50,23 +47,7 @@ func SendQueueBatch(ctx context.Context, p Platform, binding, batch string) erro
 	total := 0
 	for n, it := range items {
 		body := bodies[it.bodyStart:it.bodyEnd]
-		msg := ""
-		switch {
-		case it.notObject:
-			msg = MsgItemNotObject
-		case it.hasBadKey:
-			msg = MsgItemBadKey + it.badKey
-		case !it.hasBody:
-			msg = MsgItemNoBody
-		case it.bodyInput > MaxMessageBytes:
-			msg = MsgBodyTooLarge
-		default:
-			msg = bodyProblem(body, it.bodyInfo)
-		}
-		if msg == "" && it.hasDelay && !it.delayOK {
-			msg = MsgDelayRange
-		}
-		if msg != "" {
+		if msg := it.problem(body); msg != "" {
 			return violation(itemError(msg, n))
 		}
 		msgs[n] = BatchMessage{Body: body, ContentType: contentTypeJSON, DelaySeconds: it.delay}
@@ -79,6 +60,32 @@ func SendQueueBatch(ctx context.Context, p Platform, binding, batch string) erro
 		return failure(MsgBatchSendFailed+err.Error(), err)
 	}
 	return nil
+}
+
+// problem is the message of an item's first problem, "" when it may be
+// sent (step 4 of SendQueueBatch; Q29–Q31, Q33): not an object; a key other
+// than body and delaySeconds (the first in JavaScript key order); no body;
+// the body (its input size measured on its own span, then as bodyProblem
+// judges its canonical text); delaySeconds not an integer (after
+// JSON.parse: 30, 30.0 and 3e1 are 30) in 0…MaxDelaySeconds.
+func (it *batchItem) problem(body []byte) string {
+	switch {
+	case it.notObject:
+		return MsgItemNotObject
+	case it.hasBadKey:
+		return MsgItemBadKey + it.badKey
+	case !it.hasBody:
+		return MsgItemNoBody
+	case bodyTooLarge(it.bodyInput):
+		return MsgBodyTooLarge
+	}
+	if msg := bodyProblem(body, it.bodyInfo); msg != "" {
+		return msg
+	}
+	if it.hasDelay && !it.delayOK {
+		return MsgDelayRange
+	}
+	return ""
 }
 
 // batchItem is what the scan learnt of one item of a batch.
@@ -102,7 +109,7 @@ func delayValue(canon []byte) (int, bool) {
 		return 0, false
 	}
 	d, err := strconv.Atoi(string(canon))
-	if err != nil || d < 0 || d > MaxDelaySeconds {
+	if err != nil || !delayInRange(d) {
 		return 0, false
 	}
 	return d, true

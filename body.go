@@ -15,20 +15,14 @@ import (
 // decoded as UTF-8 the lenient way, read without ever holding more than
 // limit+1 bytes, or more than what arrived plus one block (see blockMin).
 //
-// The checks, in order (the shared ones are those of readBody):
-//   - the event carries an HTTP request, else Failure MsgNoRequest;
-//   - "参数是字节上限，须在 1 至 16777216（16 MiB）之间，越界属于违规"
-//     (Violation MsgBodyLimitRange);
-//   - status 2 (GET, HEAD, or no body stream), then 3 (the body was used);
-//   - a Content-Length of 1–18 digits over limit, or of 19 digits or more,
-//     is status 1 without reading a byte;
-//   - the body is read chunk by chunk; "一旦超过上限就取消读取流并返回 1";
-//     a failing stream is Failure MsgBodyReadFailed + its reason;
-//   - "宽松文字的解码与 TextDecoder 整块解码的默认行为相同：非法序列各替换为
-//     U+FFFD；只有整个正文开头的 BOM 被剥除" — decoding is done on the whole
-//     body, so the text does not depend on how it was chunked;
-//   - a decoded text over MaxLenientTextBytes UTF-8 bytes is Violation
-//     MsgLenientTooLong ("若超过 16 MiB，属于违规").
+// The checks, in order, each in its one home (CLAUSES.md):
+//   - the event carries an HTTP request (I10, currentRequest), then the
+//     limit is 1…MaxBodyLimit (I47, I48, limitedRequest);
+//   - the shared body rules of readBody: status 2, then 3, then the
+//     Content-Length precheck, then the read chunk by chunk (I55–I63);
+//   - the body decoded whole as TextDecoder does, a decoded text over
+//     MaxLenientTextBytes being Violation MsgLenientTooLong (I64–I69,
+//     decodeLenient).
 func ReadInboundText(ev Event, limit int) (BodyStatus, string, error) {
 	r, err := limitedRequest(ev, limit, MaxBodyLimit, MsgBodyLimitRange)
 	if err != nil {
@@ -48,12 +42,10 @@ func ReadInboundText(ev Event, limit int) (BodyStatus, string, error) {
 // ReadInboundStrictText is 读取入站有限正文严格文字 (有限正文读取): the request
 // body as strictly decoded UTF-8. Its checks are those of ReadInboundText up
 // to the reading; then:
-//   - "严格文字按 fatal 解码：过长编码、代理对编码、越界码点、孤立的延续字节与
-//     末尾残缺序列都算非法，得状态 4，且发现后立即取消读取流" — each chunk is
-//     validated once it has arrived whole and been counted against the limit
-//     (bodyReader.read), an incomplete sequence at its end carried into the
-//     next;
-//   - "合法的正文与宽松文字的结果相同": a leading BOM is stripped.
+//   - status 4 (I70, I71: bodyReader.read): each chunk is validated once it
+//     has arrived whole and been counted against the limit, an incomplete
+//     sequence at its end carried into the next;
+//   - "合法的正文与宽松文字的结果相同" (I72): a leading BOM is stripped.
 func ReadInboundStrictText(ev Event, limit int) (BodyStatus, string, error) {
 	r, err := limitedRequest(ev, limit, MaxBodyLimit, MsgBodyLimitRange)
 	if err != nil {
@@ -87,10 +79,10 @@ func ReadInboundBytes(ev Event, limit int) (BodyStatus, []byte, error) {
 // canonical JSON (JSON.stringify(JSON.parse(text))).
 //
 // The checks, in order:
-//   - the event carries an HTTP request, else Failure MsgNoRequest;
-//   - "上限 1 至 8388608，即 8 MiB，越界属于违规" (Violation MsgJSONLimitRange);
-//   - statuses 1 to 4 exactly as ReadInboundStrictText gives them ("判定顺序、
-//     Content-Length 预判、逐块累计与取消、状态含义都相同");
+//   - the event carries an HTTP request (I10), then the limit is
+//     1…MaxBoundedJSONLimit (I89, I90, limitedRequest);
+//   - statuses 1 to 4 exactly as ReadInboundStrictText gives them (I91:
+//     readBody, strict);
 //   - the text, its BOM stripped, is parsed: invalid JSON, nesting over
 //     MaxJSONDepth levels and an empty body are status 5 with the parser's
 //     reason ("SyntaxError: … in JSON at position n");
@@ -223,15 +215,13 @@ func limitedRequest(ev Event, limit, most int, msg string) (Request, error) {
 // readBody reads the body of r under limit and returns its status and, for
 // status 0, its data, which the caller turns into its result (bodyData.bytes,
 // string or canonical). With strict, the bytes are validated as UTF-8 as
-// they arrive (status 4). The order of the checks is the spec's:
-//
-// "先验证参数；再判断 2 与 3；随后若请求的 Content-Length 全由 1 至 18 位十进制
-// 数字组成且已超过上限，或长达 19 位以上（必然超过任何上限），立即返回 1 而不读取
-// 任何字节；其余形态的 Content-Length 一概忽略，只按流式计数判断。"
+// they arrive (status 4). The order of the checks is the spec's (I55; the
+// limit was checked by the caller): status 2, status 3, the Content-Length
+// precheck (I56, I57: declaredLength), then the read (bodyReader.read).
 //
 // The reader is always closed when readBody returns: after the end that only
-// releases the stream; before it, that cancels it ("取消时上游的取消回调即使
-// 失败也被吞掉，仍返回 1"). Close's error is swallowed.
+// releases the stream; before it, that cancels it. Close's error is
+// swallowed (I60).
 func readBody(r Request, limit int, strict bool) (BodyStatus, bodyData, error) {
 	b := r.Body()
 	if b == nil || isBodyless(r.Method()) {
@@ -268,10 +258,11 @@ type bodyReader struct {
 	vb, vo int // the next byte to validate: block vb, offset vo
 }
 
-// read reads to the end of the stream: "读取时逐块累计字节数，一旦超过上限就取消
-// 读取流并返回 1，因此宿主最多持有已接受的字节再加使总数越界的那一块，不会继续
-// 读取更多数据 … 空正文流返回状态 0 与空结果。" No Read asks for more than
-// limit+1 bytes in all.
+// read reads to the end of the stream, counting each chunk as it arrives:
+// status 1 as soon as the total is over the limit (I58), 0 for an empty
+// stream (I61), 4 for a strict read that is not UTF-8 (I70, I71), a Failure
+// for a stream that fails (I74). No Read asks for more than limit+1 bytes
+// in all (I59, space).
 //
 // A chunk is what the stream delivers in one pull, and it is counted whole
 // before any byte of it is validated (doc.go), so the status does not
@@ -449,7 +440,8 @@ func isBodyless(method string) bool {
 	return strings.EqualFold(method, http.MethodGet) || strings.EqualFold(method, http.MethodHead)
 }
 
-// declaredLength looks at the Content-Length header, as Headers.get gives it
+// declaredLength is the Content-Length precheck (I56, I57), the one home of
+// that rule. It looks at the Content-Length header, as Headers.get gives it
 // (several fields joined with ", ", so never all digits). All decimal digits,
 // 1 to MaxContentLengthDigits of them: n is its value and over whether it
 // exceeds limit. More digits (leading zeros count): over, n = -1. Any other

@@ -121,6 +121,7 @@ func refDecode(p []byte) string {
 // one byte short, every reader gives status 1 and pulls nothing after the
 // chunk that crossed it.
 func FuzzBodyReaders(f *testing.F) {
+	// Pins I54, I64, I66, I70, I72, I73.
 	addBodySeeds(f)
 	f.Fuzz(func(t *testing.T, body, cuts []byte) {
 		chunks := cutChunks(body, cuts)
@@ -199,6 +200,7 @@ func FuzzBodyReaders(f *testing.F) {
 // SyntaxError reason. ReadInboundJSON gives for the same chunks what the
 // bounded function gives for the body's lenient decoding.
 func FuzzBoundedJSON(f *testing.F) {
+	// Pins I86, I92, I102, I105, I106.
 	addBodySeeds(f)
 	f.Add([]byte(`{"a":[1,2,{"b":null}],"c":"\u00e9"}`), []byte{2, 2, 2})
 	f.Add([]byte("\xef\xbb\xbf[\"\xff\xed\xa0\x80\"]"), []byte{4, 1})
@@ -258,6 +260,7 @@ func checkLenientJSON(t *testing.T, body []byte, chunks [][]byte) {
 // status and text are the spec's, and with no chunk joined they are the same
 // for every size.
 func FuzzStrictReadBuffers(f *testing.F) {
+	// Pins I71.
 	addBodySeeds(f)
 	f.Add(append([]byte{0xff}, bytes.Repeat([]byte("a"), 700)...), []byte{})
 	f.Fuzz(func(t *testing.T, body, cuts []byte) {

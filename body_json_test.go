@@ -25,6 +25,7 @@ type jsonTestSuite []struct {
 // BOM is stripped, as TextDecoder strips it (i_structure_UTF-8_BOM_empty_object
 // is accepted; n_structure_UTF8_BOM_no_data is an empty text, status 5).
 func TestJSONTestSuiteBoundedJSON(t *testing.T) {
+	// Pins I93, I106.
 	var suite jsonTestSuite
 	readTestJSON(t, "jsontestsuite.json", &suite)
 	if len(suite) != 340 {

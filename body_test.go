@@ -59,6 +59,7 @@ var readers = []struct {
 // "上限 1 至 8388608"; at N and N+1 on both ends. An out-of-range limit does
 // not touch the body.
 func TestBodyLimitArgument(t *testing.T) {
+	// Pins I47, I48, I62, I89, I90.
 	for _, r := range readers {
 		hi, msg := MaxBodyLimit, MsgBodyLimitRange
 		if r.name == "ReadInboundBoundedJSON" {
@@ -90,6 +91,7 @@ func TestBodyLimitArgument(t *testing.T) {
 // TestBodyOrder: the event first, then the limit, then status 2 before 3,
 // then Content-Length.
 func TestBodyOrder(t *testing.T) {
+	// Pins I10, I55, I91.
 	for _, r := range readers {
 		// No current request: Failure, before the limit is looked at.
 		for _, ev := range []Event{
@@ -134,6 +136,7 @@ func TestBodyOrder(t *testing.T) {
 // 上限，或长达 19 位以上（必然超过任何上限），立即返回 1 而不读取任何字节；其余形态的
 // Content-Length 一概忽略，只按流式计数判断。"
 func TestContentLength(t *testing.T) {
+	// Pins I56, I57, I62.
 	tests := []struct {
 		cl     []string
 		chunks []string
@@ -185,6 +188,7 @@ func TestContentLength(t *testing.T) {
 // prechecked; "只按流式计数判断" — a body longer or shorter than declared is
 // read whole, in order, whatever the chunking.
 func TestContentLengthWrong(t *testing.T) {
+	// Pins I57.
 	body := strings.Repeat("0123456789abcdefé東👍\n", 1000) // 27 000 bytes, characters cut by the chunks
 	for _, declared := range []int{0, 1, 511, 512, 5000, 9500, len(body) - 1, len(body), len(body) + 1, 60000, 1 << 20} {
 		for _, chunk := range []int{1000, 777, 65536} {
@@ -220,6 +224,7 @@ func TestContentLengthWrong(t *testing.T) {
 
 // TestBodyStream: counting, cancelling, empty chunks, stream failures.
 func TestBodyStream(t *testing.T) {
+	// Pins I46, I50, I51, I58, I60, I61, I74.
 	// "一旦超过上限就取消读取流并返回 1 … 不会继续读取更多数据"
 	for _, r := range readers[:3] {
 		ev, fb := post(nil, "aaaa", "bbbb", "cccc", "dddd")
@@ -304,6 +309,7 @@ func TestBodyStream(t *testing.T) {
 // TestLenientTextLimit: "若超过 16 MiB，属于违规" — at N and N+1 UTF-8 bytes
 // of decoded text. Each 0xff becomes U+FFFD, 3 bytes.
 func TestLenientTextLimit(t *testing.T) {
+	// Pins I67, I68, I69.
 	n := MaxLenientTextBytes / 3 // 5592405 bytes of 0xff: 16777215 bytes of text
 	for _, tail := range []string{"a", "ab"} {
 		body := strings.Repeat("\xff", n) + tail
@@ -331,6 +337,7 @@ func TestLenientTextLimit(t *testing.T) {
 // TestReadInboundJSONErrors: every problem of the old function is a catchable
 // Failure.
 func TestReadInboundJSONErrors(t *testing.T) {
+	// Pins I75, I76, I77, I79, I80, I81, I82, I83, I84, I125, I146.
 	check := func(what string, ev Event, msg string) *Error {
 		t.Helper()
 		s, err := ReadInboundJSON(ev)
@@ -421,6 +428,7 @@ func TestReadInboundJSONErrors(t *testing.T) {
 // is validated; 读取入站癸象正文文 decoding leniently), their expectations
 // computed by node's TextDecoder and JSON.
 func TestInboundBodyDecisions(t *testing.T) {
+	// Pins I77.
 	if rows := runInboundRows(t, "inbound-body.json"); rows != 10 {
 		t.Errorf("%d rows", rows)
 	}
@@ -428,6 +436,7 @@ func TestInboundBodyDecisions(t *testing.T) {
 
 // TestBoundedJSON: limits, nesting and the parser's bounds.
 func TestBoundedJSON(t *testing.T) {
+	// Pins I86, I88, I103.
 	// Status 4 needs no parser.
 	ev, _ := post(nil, "[\"\xc0\xaf\"]")
 	if st, s, err := ReadInboundBoundedJSON(ev, 100); err != nil || st != BodyInvalidUTF8 || s != "" {
@@ -482,6 +491,7 @@ func TestBoundedJSON(t *testing.T) {
 // allocates at most 1.25 × the body, with or without a declared
 // Content-Length.
 func TestReadMemory(t *testing.T) {
+	// Pins I46, I59, I138.
 	for _, size := range []int{4 << 20, 3<<20 + 12345} {
 		chunks := splitChunks(bytes.Repeat([]byte("0123456789abcdef"), size/16+1)[:size], 64<<10)
 		readMemory(t, size, chunks)
@@ -547,6 +557,7 @@ func readMemory(t *testing.T, size int, chunks [][]byte) {
 // limit before it validates any byte of it, whatever the reader's buffers
 // and pools hold (issue 9's repros).
 func TestCountBeforeValidating(t *testing.T) {
+	// Pins I71.
 	chunk := append([]byte{0xff}, strings.Repeat("a", 700)...) // one chunk of 701 bytes
 	read := func(f func(Event, int) BodyStatus, limit int, chunks ...[]byte) (BodyStatus, *FakeBody) {
 		fb := &FakeBody{Chunks: chunks}

@@ -67,6 +67,7 @@ func readChunks[T any](chunks [][]byte, read func(Event, int) (BodyStatus, T, er
 // lenient and strict readers, whole and at every chunking: "多字节字符跨块也能
 // 正确解码，且结果与如何分块无关".
 func TestUTF8Decoding(t *testing.T) {
+	// Pins I64, I65, I66, I70, I72.
 	d := loadUTF8Decoding(t)
 	if len(d.Cases) != 1983 {
 		t.Fatalf("%d cases, want 1983", len(d.Cases))
@@ -213,6 +214,7 @@ func checkStreamingBody(t *testing.T, name string, fatal bool, chunks [][]byte, 
 // few continuations, and on random strings over the bytes at the edges of
 // Table 3-7's ranges.
 func TestValidUTF8(t *testing.T) {
+	// Pins I70.
 	var b [4]byte
 	for n := 1; n <= 3; n++ {
 		for x := 0; x < 1<<(8*n); x++ {

@@ -76,6 +76,7 @@ func sameBatchAsReference(src []byte) string {
 // genDoc, one in five made invalid, under every option set, and as
 // batches. The corpus is generated here, not committed: the seed is the data.
 func TestReferenceRandomCorpus(t *testing.T) {
+	// Pins Q36.
 	n := 20000
 	if testing.Short() {
 		n = 4000

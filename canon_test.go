@@ -108,6 +108,7 @@ var canonicalisers = map[string]func(dst, src []byte, o *canonOptions) ([]byte, 
 // ---- appendNumber: ECMAScript Number::toString ------------------------------
 
 func TestNumberToString(t *testing.T) {
+	// Pins Q12, I78, I96, I148.
 	for _, file := range []struct {
 		name  string
 		lines int
@@ -299,6 +300,7 @@ func loadSuite(tb testing.TB) []suiteRow {
 //   - otherwise canonical accepts exactly what JSON.parse accepts, and its
 //     output is node's JSON.stringify byte for byte (±Infinity as null).
 func TestCanonicalJSONTestSuite(t *testing.T) {
+	// Pins I78, I93.
 	rows := loadSuite(t)
 	if len(rows) != 340 {
 		t.Fatalf("%d rows, want 340", len(rows))
@@ -352,6 +354,7 @@ func TestCanonicalJSONTestSuite(t *testing.T) {
 // ---- JavaScript key order ------------------------------------------------------
 
 func TestKeyOrder(t *testing.T) {
+	// Pins I97, I98.
 	var rows []struct {
 		Text, Canonical, Note string
 	}
@@ -443,6 +446,7 @@ func loadRandom(tb testing.TB) []randomDoc {
 // TestIsMarker: every reserved key is a marker, whatever isMarker's
 // shortcuts assume of them; a key one byte off is not.
 func TestIsMarker(t *testing.T) {
+	// Pins Q19.
 	for _, m := range markerKeys {
 		if !isMarker([]byte(m)) {
 			t.Errorf("isMarker(%s) = false", m)
@@ -466,6 +470,7 @@ var problemNames = map[problemKind]string{
 // document, a syntax error for every invalid one; with the queue producer's
 // options, the problem reported is one that node found in the parsed value.
 func TestCanonicalRandom(t *testing.T) {
+	// Pins Q11, I93.
 	docs := loadRandom(t)
 	plain := &canonOptions{infToNull: true}
 	queue := &canonOptions{syntaxDepthLimit: MaxJSONDepth, problemDepthLimit: MaxMessageDepth, markers: true}
@@ -569,6 +574,7 @@ func loadOptionsRows(tb testing.TB) []optionsRow {
 }
 
 func TestCanonicalOptions(t *testing.T) {
+	// Pins Q16, Q19, Q20, Q21.
 	rows := loadOptionsRows(t)
 	for _, r := range rows {
 		src := build(t, r.Text)
@@ -614,6 +620,7 @@ func TestCanonicalOptions(t *testing.T) {
 // TestDepthMillionLevels: 10^6 nested arrays (10^5 with -short)
 // neither crash nor recurse per level, with and without the parser bound.
 func TestDepthMillionLevels(t *testing.T) {
+	// Pins I147.
 	n := 1000000
 	if testing.Short() {
 		n = 100000
@@ -709,6 +716,7 @@ func shortestDigits(f float64) (string, int) {
 // or without a sign, moved by a few places), negative or not. The want is
 // strconv's reading and appendNumber's writing.
 func TestNumberForms(t *testing.T) {
+	// Pins Q12.
 	r := rand.New(rand.NewPCG(23, 29))
 	var out []byte
 	for n := 0; n < 200000; n++ {
@@ -805,6 +813,7 @@ func TestNumberLongLiterals(t *testing.T) {
 // DEL is named by its code point, a byte that starts no UTF-8 sequence is
 // Invalid UTF-8; a character of several bytes is quoted whole.
 func TestSyntaxErrorReasons(t *testing.T) {
+	// Pins I103.
 	for in, want := range map[string]string{
 		"[1 x]":    syntaxUnexpectedToken + " 'x'" + syntaxPosition + "3",
 		"[\x01]":   syntaxUnexpectedToken + " U+0001" + syntaxPosition + "1",

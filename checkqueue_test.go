@@ -19,6 +19,7 @@ func memoryDeliver(p *MemoryPlatform, wrap func(Event) Event) func(func(Event) e
 }
 
 func TestCheckQueuePlatformMemory(t *testing.T) {
+	// Pins Q27, Q93.
 	for _, s := range []func(*ConsumerSettings){
 		func(*ConsumerSettings) {},
 		func(s *ConsumerSettings) { s.MaxBatchSize = 1 },
@@ -66,6 +67,7 @@ func (b *brokenBatch) Retry(i, d int) {
 }
 
 func TestCheckQueuePlatformFindsFlaws(t *testing.T) {
+	// Pins Q93.
 	for flaw, want := range map[string]string{
 		"order":    "Messages changed order",
 		"attempts": "attempts 1, want 2",

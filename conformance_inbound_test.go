@@ -93,6 +93,11 @@ func (b *conformanceBody) fakeBody(t *testing.T) (*FakeBody, []byte) {
 }
 
 func TestInboundConformance(t *testing.T) {
+	// Pins I45, I47, I49, I50, I51, I52, I53, I54, I56, I58, I59, I62, I63,
+	//   I65, I73, I75, I84, I88, I89, I91, I92, I94, I95, I96, I97, I98, I99,
+	//   I100, I101, I102, I103, I105, I108, I110, I111, I112, I113, I114, I115,
+	//   I116, I117, I118, I119, I120, I121, I123, I127, I128, I129, I130, I131,
+	//   I132, I133, I134, I135, I136, I137, I146, I148.
 	if rows := runInboundRows(t, "inbound-conformance.json"); rows != 23 {
 		t.Errorf("%d rows, want 12 + 11", rows)
 	}

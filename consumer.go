@@ -56,17 +56,14 @@ const EventQueue = "queue"
 //
 // Rules, in order of checking:
 //
-//  1. "消费者的三个函数只在当前事件是队列事件时可用，其他事件里调用会抛出可捕获的豫言异常
-//     `当前事件不是队列事件`" — Violation MsgNotQueueEvent.
-//  2. For each message in order: "`body` 必须是 JSON 值：若平台上的消息体不是 …
-//     `读取队列批次` 抛出异常 `队列消息正文不是 JSON 值：序号 n`" — a Body that is
+//  1. A queue event (Q50, Q51: queueBatch).
+//  2. For each message in order, its body is a JSON value (Q57, Q58): a Body that is
 //     not a json.RawMessage, is not valid JSON or holds a number that parses
 //     to ±Infinity is Violation MsgMessageNotJSON + n.
-//  3. "嵌套超过宿主桥限制（32 层）的消息体会使宿主中止本次事件" — a body nested
+//  3. Q59: a body nested
 //     deeper than MaxReadDepth is Abort MsgMessageTooDeep + n.
 //
-// "`messages` 的顺序就是确认与重试所用的序号顺序，序号从 0 起；`attempts` 从 1 起
-// … `timestamp` 是整数毫秒": messages keep the platform's order, attempts are
+// Q53–Q56: messages keep the platform's order, attempts are
 // written as the platform gives them, the timestamp as Unix milliseconds.
 // Bodies are written canonically (JSON.stringify(JSON.parse(body))); reserved
 // `$` keys pass, since only the producer rejects them.
@@ -129,9 +126,8 @@ func appendQuoted(dst []byte, s string) []byte {
 //
 // Rules, in order of checking:
 //
-//  1. A queue event, else Violation MsgNotQueueEvent.
-//  2. "序号小于 0 或不小于本批消息数 … 都抛出可捕获的豫言异常（`队列消息序号越界`…）"
-//     — Violation MsgMessageIndex.
+//  1. A queue event (Q50, Q51: queueBatch).
+//  2. The index (Q65: messageIndex).
 //
 // Then the call goes to Batch.Ack. The package keeps no state of its own:
 // "对同一条消息重复确认、重试或先确认后重试，效果以平台为准".
@@ -140,8 +136,8 @@ func AckQueueMessage(ev Event, n int) error {
 	if err != nil {
 		return err
 	}
-	if n < 0 || n >= len(b.Messages()) {
-		return violation(MsgMessageIndex)
+	if err := messageIndex(b, n); err != nil {
+		return err
 	}
 	b.Ack(n)
 	return nil
@@ -154,10 +150,10 @@ func AckQueueMessage(ev Event, n int) error {
 //
 // Rules, in order of checking:
 //
-//  1. A queue event, else Violation MsgNotQueueEvent.
-//  2. "序号小于 0 或不小于本批消息数" — Violation MsgMessageIndex.
-//  3. "第二个参数是延迟秒数，0 表示使用平台的默认延迟，否则须在 1 至 43200 之间"
-//     — outside 0…MaxDelaySeconds is Violation MsgDelayRange.
+//  1. A queue event (Q50, Q51: queueBatch).
+//  2. The index (Q65: messageIndex).
+//  3. The delay (Q63, Q64, Q66: delayInRange): outside 0…MaxDelaySeconds is
+//     Violation MsgDelayRange; 0 is the platform's default delay.
 //
 // Then the call goes to Batch.Retry; the package keeps no state of its own.
 func RetryQueueMessage(ev Event, n, delaySeconds int) error {
@@ -165,18 +161,18 @@ func RetryQueueMessage(ev Event, n, delaySeconds int) error {
 	if err != nil {
 		return err
 	}
-	if n < 0 || n >= len(b.Messages()) {
-		return violation(MsgMessageIndex)
+	if err := messageIndex(b, n); err != nil {
+		return err
 	}
-	if delaySeconds < 0 || delaySeconds > MaxDelaySeconds {
+	if !delayInRange(delaySeconds) {
 		return violation(MsgDelayRange)
 	}
 	b.Retry(n, delaySeconds)
 	return nil
 }
 
-// queueBatch is the check every consumer function makes first: "其他事件里调用会
-// 抛出可捕获的豫言异常 `当前事件不是队列事件`".
+// queueBatch is the check every consumer function makes first (Q50, Q51):
+// a queue event with a batch, else Violation MsgNotQueueEvent.
 func queueBatch(ev Event) (Batch, error) {
 	if ev != nil && ev.Kind() == EventQueue {
 		if b := ev.Batch(); b != nil {
@@ -184,4 +180,13 @@ func queueBatch(ev Event) (Batch, error) {
 		}
 	}
 	return nil, violation(MsgNotQueueEvent)
+}
+
+// messageIndex is the index check of AckQueueMessage and RetryQueueMessage
+// (Q65): 0 <= n < the batch's message count, else Violation MsgMessageIndex.
+func messageIndex(b Batch, n int) error {
+	if n < 0 || n >= len(b.Messages()) {
+		return violation(MsgMessageIndex)
+	}
+	return nil
 }

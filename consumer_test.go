@@ -83,6 +83,7 @@ func runSteps(t *testing.T, ev Event, steps []consumerStep) {
 // Batch that records its calls, and on MemoryPlatform, whose outcome and
 // redelivery the rows also give.
 func TestQueueConsumerConformance(t *testing.T) {
+	// Pins Q53, Q54, Q60, Q62, Q68, Q69, Q84, Q85, Q86, Q87, Q88.
 	rows := loadConsumerRows(t)
 	if len(rows) != 5 {
 		t.Fatalf("%d rows, want the spec's last 5", len(rows))
@@ -164,6 +165,7 @@ func runRowOnMemory(t *testing.T, row consumerRow) {
 // TestConsumerIndexAndDelayLimits checks n at -1, 0, len-1, len and the
 // retry delay at -1, 0, 1, MaxDelaySeconds, MaxDelaySeconds+1.
 func TestConsumerIndexAndDelayLimits(t *testing.T) {
+	// Pins Q64, Q65, Q66, Q86.
 	msgs := []Message{{ID: "a"}, {ID: "b"}, {ID: "c"}}
 	for _, tc := range []struct {
 		n  int
@@ -218,6 +220,7 @@ func TestConsumerIndexAndDelayLimits(t *testing.T) {
 
 // TestConsumerNotQueueEvent: every consumer function checks its event first.
 func TestConsumerNotQueueEvent(t *testing.T) {
+	// Pins Q50, Q51, Q88.
 	want := &wantError{Message: MsgNotQueueEvent, Kind: "violation"}
 	b := &recBatch{msgs: []Message{{ID: "a", Body: json.RawMessage("1")}}}
 	for _, ev := range []Event{nil, testEvent{kind: EventFetch}, testEvent{kind: EventFetch, batch: b},
@@ -242,6 +245,7 @@ func TestConsumerNotQueueEvent(t *testing.T) {
 // TestReadQueueBatchNotJSON: a Body that is not a json.RawMessage is not a
 // JSON value, whatever Go value it is; the exception names its index.
 func TestReadQueueBatchNotJSON(t *testing.T) {
+	// Pins Q58.
 	for _, body := range []any{nil, []byte("1"), "1", time.Unix(0, 0), math.NaN(), math.Inf(1), 1.5, map[string]any{}, json.Number("1")} {
 		b := &recBatch{queue: "Q", msgs: []Message{{ID: "a", Body: "x"}, {ID: "b", Body: body}}}
 		b.msgs[0].Body = json.RawMessage(`1`)
@@ -261,6 +265,7 @@ func TestReadQueueBatchNotJSON(t *testing.T) {
 // ±Infinity are not JSON values; depth 32 passes, 33 aborts; the first
 // problem in message order wins.
 func TestReadQueueBatchBodies(t *testing.T) {
+	// Pins Q57, Q58, Q59.
 	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
 	notJSON := func(n int) *wantError { return &wantError{"violation", MsgMessageNotJSON + fmt.Sprint(n)} }
 	tooDeep := func(n int) *wantError { return &wantError{"abort", MsgMessageTooDeep + fmt.Sprint(n)} }
@@ -316,6 +321,7 @@ func TestReadQueueBatchBodies(t *testing.T) {
 // TestReadQueueBatchShape needs no body parsing: an empty batch, strings
 // quoted as JSON.stringify does, timestamps in whole milliseconds.
 func TestReadQueueBatchShape(t *testing.T) {
+	// Pins Q53, Q56.
 	b := &recBatch{queue: "q\"\\\n\u2028"}
 	got, err := ReadQueueBatch(testEvent{kind: EventQueue, batch: b})
 	if want := `{"queue":"q\"\\\n` + "\u2028" + `","messages":[]}`; err != nil || got != want {
@@ -359,6 +365,7 @@ func TestReadQueueBatchInvalidUTF8(t *testing.T) {
 // FuzzAckRetry: an ack or retry reaches the platform exactly when no error
 // is returned, and then with the arguments given.
 func FuzzAckRetry(f *testing.F) {
+	// Pins Q60, Q62.
 	for _, row := range loadConsumerRows(f) {
 		for _, s := range row.Steps {
 			f.Add(len(row.Batch), s.N, s.DelaySeconds)
@@ -388,6 +395,7 @@ func FuzzAckRetry(f *testing.F) {
 // FuzzReadQueueBatch: what ReadQueueBatch returns is valid JSON whose body
 // is the canonical form of the message body, or the error says which rule.
 func FuzzReadQueueBatch(f *testing.F) {
+	// Pins Q57.
 	for _, row := range loadConsumerRows(f) {
 		for _, m := range row.Batch {
 			f.Add(m.Body)

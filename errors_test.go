@@ -52,6 +52,7 @@ func errorsGoTexts(t *testing.T) (texts map[string]string, sentinelOf map[string
 // but the item suffix) has exactly one sentinel, named after it, in the
 // list Error.Is chooses from.
 func TestErrorSentinels(t *testing.T) {
+	// Pins Q42.
 	texts, sentinelOf := errorsGoTexts(t)
 	delete(texts, "MsgItemSuffix")
 	if len(texts) < 36 {
@@ -194,6 +195,7 @@ func inboundErrorCases() []errorCase {
 // error is an *Error whose Msg is the exact text and whose Kind is the
 // sentinel's, errors.Is matches its sentinel, also wrapped, and no other.
 func TestErrorsIs(t *testing.T) {
+	// Pins Q8, Q17, Q47, Q48, Q49, I122, I124.
 	cases := append(append(producerErrorCases(), consumerErrorCases()...), inboundErrorCases()...)
 	raised := map[*Error]bool{}
 	for _, c := range cases {
@@ -259,6 +261,8 @@ func TestErrorIsStrict(t *testing.T) {
 // pinned too, so that changing one is a decision, not an accident. Every
 // Msg constant of errors.go must have its row.
 func TestErrorTexts(t *testing.T) {
+	// Pins Q25, Q42, Q43, Q44, Q45, Q46, Q47, Q48, Q51, Q58, Q65, I5, I10, I44,
+	//   I48, I69, I81, I82, I90, I122.
 	rows := []struct{ name, got, want string }{
 		{"MsgEmptyBinding", MsgEmptyBinding, "队列绑定名不能为空"},
 		{"MsgBindingNotGranted", MsgBindingNotGranted, "队列绑定未授权或未配置："},

@@ -97,6 +97,7 @@ func TestHTTPEventChunkedInPieces(t *testing.T) {
 // TestHTTPEventContentLengthOverLimit: the declared length decides before
 // any byte is read; the client never sends the body, so a read would hang.
 func TestHTTPEventContentLengthOverLimit(t *testing.T) {
+	// Pins I56.
 	addr, out := loopback(t, strict(10))
 	send(t, addr, "POST /up HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n")
 	if s := <-out; s.Status != BodyTooLarge || s.Body != "" || s.Err != "" {
@@ -105,6 +106,7 @@ func TestHTTPEventContentLengthOverLimit(t *testing.T) {
 }
 
 func TestHTTPEventClientHangsUp(t *testing.T) {
+	// Pins I74.
 	addr, out := loopback(t, strict(1000))
 	c := send(t, addr, "POST /up HTTP/1.1\r\nHost: h\r\nContent-Length: 100\r\n\r\n", "only ten b")
 	c.(*net.TCPConn).CloseWrite()
@@ -117,6 +119,7 @@ func TestHTTPEventClientHangsUp(t *testing.T) {
 // TestHTTPEventReadFailureKind: the stream's failure is a catchable Failure
 // carrying the cause.
 func TestHTTPEventReadFailureKind(t *testing.T) {
+	// Pins I74, I124.
 	errs := make(chan error, 1)
 	addr, _ := loopback(t, func(ev Event) (BodyStatus, string, error) {
 		st, b, err := ReadInboundBytes(ev, 1000)
@@ -134,6 +137,7 @@ func TestHTTPEventReadFailureKind(t *testing.T) {
 
 // TestHTTPEventBodies: workerd's body rules.
 func TestHTTPEventBodies(t *testing.T) {
+	// Pins I61.
 	addr, _ := loopback(t, strict(100))
 	for _, c := range []struct {
 		req      string
@@ -160,6 +164,7 @@ func TestHTTPEventBodies(t *testing.T) {
 
 // TestHTTPEventUsed: once read through the adapter, the body is used.
 func TestHTTPEventUsed(t *testing.T) {
+	// Pins I63.
 	addr, _ := loopback(t, func(ev Event) (BodyStatus, string, error) {
 		if st, _, _ := ReadInboundBytes(ev, 100); st != BodyOK {
 			return st, "first read", nil
@@ -246,6 +251,7 @@ func TestHTTPEventBadEscape(t *testing.T) {
 // TestHTTPEventOneReader: two goroutines reading one body at once: exactly
 // one gets it, the other sees status 3, in every pair.
 func TestHTTPEventOneReader(t *testing.T) {
+	// Pins I53.
 	for i := range 2000 {
 		r := httptest.NewRequest("POST", "http://h/", strings.NewReader("hi"))
 		r.Header.Set("Content-Length", "2")
@@ -273,6 +279,7 @@ func TestHTTPEventOneReader(t *testing.T) {
 // and the other sees status 3"). Deterministic: the other reader locks the
 // body between Used and lock, and never reads it.
 func TestHTTPEventLostRace(t *testing.T) {
+	// Pins I53, I83, I101.
 	readers := map[string]func(Event) (BodyStatus, error){
 		"text":    func(ev Event) (BodyStatus, error) { st, _, err := ReadInboundText(ev, 10); return st, err },
 		"strict":  func(ev Event) (BodyStatus, error) { st, _, err := ReadInboundStrictText(ev, 10); return st, err },

@@ -102,12 +102,13 @@ const (
 )
 
 // carriesRequest reports whether an event of this kind carries an HTTP
-// request. "遇到不认识的取值，须按“没有 HTTP 请求的事件”处理，不得当作 fetch。"
+// request (I13, I18). "遇到不认识的取值，须按“没有 HTTP 请求的事件”处理，不得当作 fetch。"
 func carriesRequest(kind string) bool {
 	return kind == EventFetch || kind == EventServiceFetch || kind == EventDurableFetch
 }
 
-// currentRequest is the check every inbound reader makes first:
+// currentRequest is the check every inbound reader makes first (I1, I10,
+// I14):
 // "无当前 HTTP 请求时调用失败。"
 func currentRequest(ev Event) (Request, error) {
 	if ev != nil && carriesRequest(ev.Kind()) {
@@ -139,7 +140,7 @@ func currentURL(ev Event) (urlParts, error) {
 // matched ASCII case-insensitively, "" when it is missing. Several fields of
 // one name are joined with ", ", as Headers.get does.
 //
-// "旧函数 读取入站标头值 的名称不合令牌规则 … 时，抛可捕获的「入站标头名称无效」"
+// The name is checked first (I145: headerValues).
 func InboundHeader(ev Event, name string) (string, error) {
 	vs, err := headerValues(ev, name)
 	if err != nil {
@@ -151,14 +152,14 @@ func InboundHeader(ev Event, name string) (string, error) {
 // InboundHeaderExists is 入站标头存在: whether the request has the header
 // name at all, even with an empty value (headers.has).
 //
-// "名称必须是 RFC 9110 令牌字符（数字、字母与 !#$%&'*+-.^_|~`）组成的 1 至 256
-// 字节字符串，否则属于违规，抛出可捕获的豫言异常，消息为“入站标头名称无效”。"
+// The name is checked first (I42–I44: headerValues, isToken).
 func InboundHeaderExists(ev Event, name string) (bool, error) {
 	vs, err := headerValues(ev, name)
 	return vs != nil, err
 }
 
-// headerValues checks the request, then the name, and returns the values of
+// headerValues checks the request, then the name (I44, I145: Violation
+// MsgHeaderName unless isToken), and returns the values of
 // name (nil when absent; a present header has at least one value).
 func headerValues(ev Event, name string) ([]string, error) {
 	r, err := currentRequest(ev)
@@ -362,13 +363,11 @@ func queryParam(ev Event, name string) (string, bool, error) {
 
 // InboundSameOriginURL is 构造入站同源网址: the request URL with a new path
 // and query parameters deleted, then set; it sends nothing. In order:
-//   - no current request: Failure MsgNoRequest;
-//   - path, unless empty (the current path is kept), must start with "/" and
-//     hold no "//", "\", control character (Unicode Cc: U+0000–U+001F,
-//     U+007F–U+009F), "?" or "#", and be valid UTF-8, else Violation
-//     MsgSameOriginPath;
+//   - no current request: Failure MsgNoRequest (I10);
+//   - path, unless empty (the current path is kept, I26), must pass
+//     validSameOriginPath (I31, I32), else Violation MsgSameOriginPath;
 //   - over MaxSameOriginItems pairs in set or keys in del: Violation
-//     MsgSameOriginList.
+//     MsgSameOriginList (I34).
 //
 // The path is then set as URL.pathname's setter does for a special URL: each
 // byte in the path percent-encode set (which includes "^") is encoded and

@@ -233,6 +233,7 @@ func TestMemorySendDelay(t *testing.T) {
 // TestMemoryBatchSizeAndTimeout: full batches go at once; a partial one when
 // its oldest message has waited MaxBatchTimeout.
 func TestMemoryBatchSizeAndTimeout(t *testing.T) {
+	// Pins Q4.
 	p := newVirtual(t)
 	sendN(t, p, 25, 0)
 	for _, want := range []int{10, 10} {
@@ -321,6 +322,7 @@ func TestMemoryConsumerSettingsLimits(t *testing.T) {
 // message goes to the dead-letter queue, where it starts again at attempts 1
 // (on the virtual clock: the dead letter keeps its send time).
 func TestMemoryMaxRetriesDeadLetter(t *testing.T) {
+	// Pins Q55, Q70.
 	p := newVirtual(t)
 	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0; s.DeadLetterQueue = "dlq" })
 	setConsumer(t, p, "dlq", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0; s.MaxRetries = 0 })
@@ -508,6 +510,7 @@ func TestMemoryWaitSeesInFlight(t *testing.T) {
 // record when the handler returns: a call made after that (by a goroutine
 // the handler left behind) is ignored.
 func TestMemoryBatchClosedAfterHandler(t *testing.T) {
+	// Pins Q52.
 	p := newVirtual(t)
 	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0 })
 	p.Enqueue("q", Message{Body: json.RawMessage(`1`)}, 0)
@@ -523,6 +526,7 @@ func TestMemoryBatchClosedAfterHandler(t *testing.T) {
 // TestMemoryFailedBatchModes: after ack 0, retry 1, nothing for 2, a failed
 // batch comes back whole, except the acked message in production mode.
 func TestMemoryFailedBatchModes(t *testing.T) {
+	// Pins Q71.
 	for _, miniflare := range []bool{false, true} {
 		t.Run(fmt.Sprintf("RedeliverAcked=%v", miniflare), func(t *testing.T) {
 			p := newVirtual(t)
@@ -581,6 +585,7 @@ func TestMemoryFailedBatchModes(t *testing.T) {
 // wins; a second retry replaces the delay; retry(0) is the queue's
 // RetryDelay; calls after the event are ignored.
 func TestMemoryAckRetryFirstCallWins(t *testing.T) {
+	// Pins Q61, Q63, Q67.
 	p := newVirtual(t)
 	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchSize = 5; s.RetryDelay = 7; s.MaxBatchTimeout = 0 })
 	sendN(t, p, 5, 0)
@@ -630,6 +635,7 @@ func TestMemoryAckRetryFirstCallWins(t *testing.T) {
 // end to end: the failure goes back to the platform, which redelivers the
 // whole batch with attempts+1.
 func TestMemoryUncaughtException(t *testing.T) {
+	// Pins Q55, Q69, Q70, Q87.
 	p := newVirtual(t)
 	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchSize = 3 })
 	sendN(t, p, 3, 0)
@@ -655,6 +661,7 @@ func TestMemoryUncaughtException(t *testing.T) {
 // TestMemoryEnqueueNotJSON: a message another producer sent with a
 // structured clone reaches ReadQueueBatch as a value that is not JSON.
 func TestMemoryEnqueueNotJSON(t *testing.T) {
+	// Pins Q58.
 	p := newVirtual(t)
 	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0 })
 	p.Enqueue("q", Message{Body: time.Unix(0, 0)}, 0)

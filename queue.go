@@ -51,16 +51,17 @@ const contentTypeJSON = "json"
 // value body to the queue bound as binding, after delaySeconds (0: none).
 // The checks, in order, each stopping at its first problem:
 //
-//  1. binding: empty is a Violation (MsgEmptyBinding); "未授权或当前部署没有配置的
-//     名称是部署错误，宿主直接中止当前请求" — p.Bound(binding) false (or p
-//     nil) is an Abort.
-//  2. body: "输入文字与规范化后的文字都不得超过 128 KB，即 128000 个 UTF-8 字节"
-//     — the input first (MsgBodyTooLarge); then valid UTF-8 and strict JSON
+//  1. binding (Q8, Q9: checkBinding): empty is a Violation
+//     (MsgEmptyBinding); p.Bound(binding) false (or p nil) is an Abort.
+//  2. body (canonicalBody, bodyProblem): the input's size first (Q13,
+//     MsgBodyTooLarge); then valid UTF-8 and strict JSON
 //     (MsgBodyNotJSON); then, on the parsed value, whichever comes first in
 //     the text of: nesting over MaxMessageDepth (MsgBodyTooDeep), a host
 //     marker key (MsgBodyMarker), a number that becomes ±Infinity
-//     (MsgBodyNotFinite); then the canonical text's size (MsgBodyTooLarge).
-//  3. delaySeconds: "延迟秒数须在 0 至 43200（12 小时）之间" (MsgDelayRange).
+//     (MsgBodyNotFinite); then the canonical text's size (Q14).
+//  3. delaySeconds (Q23: delayInRange, MsgDelayRange).
+//
+// That order, every check before the platform is called, is Q41's.
 //
 // Only then is p.Send called, with ctx, the canonical JSON text and
 // SendOptions{ContentType: "json"}, plus DelaySeconds when it is not 0. A
@@ -75,7 +76,7 @@ func SendQueueMessage(ctx context.Context, p Platform, binding, body string, del
 	if msg != "" {
 		return violation(msg)
 	}
-	if delaySeconds < 0 || delaySeconds > MaxDelaySeconds {
+	if !delayInRange(delaySeconds) {
 		return violation(MsgDelayRange)
 	}
 	opts := SendOptions{ContentType: contentTypeJSON, DelaySeconds: delaySeconds}
@@ -85,7 +86,8 @@ func SendQueueMessage(ctx context.Context, p Platform, binding, body string, del
 	return nil
 }
 
-// checkBinding is the binding check both producer functions make first.
+// checkBinding is the binding check both producer functions make first (Q8,
+// Q9).
 func checkBinding(p Platform, binding string) error {
 	if binding == "" {
 		return violation(MsgEmptyBinding)
@@ -96,13 +98,21 @@ func checkBinding(p Platform, binding string) error {
 	return nil
 }
 
+// delayInRange is the one home of the delay range, 0…MaxDelaySeconds (Q23,
+// Q64): of a send, a batch item and a retry alike.
+func delayInRange(d int) bool { return d >= 0 && d <= MaxDelaySeconds }
+
+// bodyTooLarge is the one home of the body size limit (Q13, Q14, Q33): n
+// bytes of a body's input or canonical text over MaxMessageBytes.
+func bodyTooLarge(n int) bool { return n > MaxMessageBytes }
+
 // bodyOptions are the queue's checks of a message body.
 var bodyOptions = canonOptions{problemDepthLimit: MaxMessageDepth, markers: true}
 
 // canonicalBody returns the canonical text of a message body, or the
 // message of its first problem.
 func canonicalBody(body []byte) ([]byte, string) {
-	if len(body) > MaxMessageBytes {
+	if bodyTooLarge(len(body)) {
 		return nil, MsgBodyTooLarge
 	}
 	canon, info, err := canonical(nil, body, &bodyOptions)
@@ -123,7 +133,7 @@ func bodyProblem(canon []byte, info valueReport) string {
 	case problemInf:
 		return MsgBodyNotFinite
 	}
-	if len(canon) > MaxMessageBytes {
+	if bodyTooLarge(len(canon)) {
 		return MsgBodyTooLarge
 	}
 	return ""

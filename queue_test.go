@@ -124,6 +124,10 @@ func newVectorPlatform(t *testing.T, f vectorFile) *MemoryPlatform {
 // TestProducerVectors runs the producer rows of 一致性样例 and the limits
 // and decisions rows.
 func TestProducerVectors(t *testing.T) {
+	// Pins Q6, Q7, Q8, Q9, Q11, Q13, Q14, Q16, Q17, Q18, Q19, Q20, Q21, Q23,
+	//   Q24, Q25, Q26, Q28, Q29, Q30, Q31, Q32, Q33, Q34, Q35, Q36, Q37, Q38,
+	//   Q40, Q41, Q43, Q44, Q45, Q46, Q47, Q49, Q76, Q77, Q78, Q79, Q80, Q81,
+	//   Q82, Q83, Q90.
 	for _, name := range []string{"queue-producer.json", "queue-producer-limits.json"} {
 		f := loadVectors(t, name)
 		for _, row := range f.Rows {
@@ -193,6 +197,7 @@ func TestProducerVectors(t *testing.T) {
 // finds one item per element (up to MaxBatchMessages+1), and each body it scanned is the canonical
 // form of that element's body as a JSON parser sees it.
 func FuzzBatchSplit(f *testing.F) {
+	// Pins Q82.
 	for _, s := range []string{
 		`[{"body":"],["},{"body":{"body":1}},{"body":"say \"hi\" \\ ],[ {\"body\":1}"}]`,
 		`[{"body":1,"delaySeconds":30.0},{"body":2,"body":[3]}]`,
@@ -249,6 +254,7 @@ func FuzzBatchSplit(f *testing.F) {
 // nothing more, yet still parses to the end: a syntax error there is the
 // batch's error, and without one the batch has too many items.
 func TestScanBatchPastTheLimit(t *testing.T) {
+	// Pins Q32.
 	p := NewMemoryPlatform()
 	p.Bind("Q", "q")
 	p.Grant("Q")
@@ -375,6 +381,7 @@ func TestSendContext(t *testing.T) {
 // TestDelayValue: an item's delaySeconds, as canonical text, is an integer
 // from 0 to 43200; anything else, however long, is not a delay.
 func TestDelayValue(t *testing.T) {
+	// Pins Q23, Q29.
 	for in, want := range map[string]int{"0": 0, "1": 1, "43200": 43200, "43201": -1, "100000": -1, "1234567": -1,
 		"-1": -1, "1.5": -1, "1e+21": -1, "null": -1, `"5"`: -1, "": -1} {
 		d, ok := delayValue([]byte(in))

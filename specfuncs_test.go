@@ -86,6 +86,7 @@ func callSpec(tb testing.TB, name string, a specArgs) (specResult, error) {
 // TestSpecFunctions: the map holds every spec function of both specs, 22
 // in all, as the README's table lists them.
 func TestSpecFunctions(t *testing.T) {
+	// Pins Q2, Q6, Q28, Q75, Q89, I25, I45.
 	if n := len(specFunctions); n != 22 {
 		t.Errorf("%d spec functions, want 22", n)
 	}

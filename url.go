@@ -460,7 +460,10 @@ func normalizePath(input string) string {
 	return "/" + strings.Join(path, "/")
 }
 
-// validSameOriginPath: "新路径须以单个 / 起首，拒绝 //、反斜线、控制字符、? 和 #".
+// validSameOriginPath is the path rule of 构造入站同源网址 (I31, I32):
+// "新路径须以单个 / 起首，拒绝 //、反斜线、控制字符、? 和 #". A control
+// character is Unicode Cc (U+0000–U+001F, U+007F–U+009F); the path must
+// also be valid UTF-8.
 func validSameOriginPath(p string) bool {
 	if p[0] != '/' || strings.Contains(p, "//") || !utf8.ValidString(p) {
 		return false

@@ -64,6 +64,7 @@ func (u urlParts) target() string {
 }
 
 func TestURLTestData(t *testing.T) {
+	// Pins I3, I23, I35.
 	var entries []json.RawMessage
 	readTestJSON(t, "urltestdata.json", &entries)
 	n := 0
@@ -231,6 +232,7 @@ func pairsOf(list []formPair) [][2]string {
 // input (the constructor's leading "?" stripped, then percent-encoded as the
 // URL parser's query state does, so "#" and controls stay in the query).
 func TestURLSearchParamsParse(t *testing.T) {
+	// Pins I19, I21.
 	var d searchParamsData
 	readTestJSON(t, "urlsearchparams.json", &d)
 	for _, c := range d.Parse {
@@ -265,6 +267,7 @@ func TestURLSearchParamsParse(t *testing.T) {
 }
 
 func TestURLSearchParamsSerialize(t *testing.T) {
+	// Pins I33.
 	var d searchParamsData
 	readTestJSON(t, "urlsearchparams.json", &d)
 	for _, c := range d.Serialize {
@@ -322,6 +325,7 @@ func delSet(steps [][]string) (set [][2]string, del []string, ok bool) {
 // TestURLSearchParamsOperations runs the operations cases made of deletes
 // then sets through InboundSameOriginURL, and through formDelete/formSet.
 func TestURLSearchParamsOperations(t *testing.T) {
+	// Pins I27.
 	var d searchParamsData
 	readTestJSON(t, "urlsearchparams.json", &d)
 	ran := 0
@@ -416,6 +420,7 @@ type sameOriginRow struct {
 }
 
 func TestInboundSameOriginURL(t *testing.T) {
+	// Pins I25, I26, I27, I28, I29, I31, I32, I33, I34.
 	var d struct{ Rows []sameOriginRow }
 	readTestJSON(t, "inbound-same-origin.json", &d)
 	// Rows only Go can hold: strings that are not UTF-8.
@@ -519,6 +524,8 @@ var urlReaders = []string{"读取入站方法", "读取入站原路径", "读取
 	"读取入站主机名", "读取入站原查询", "读取入站查询参数", "入站查询参数存在", "构造入站同源网址"}
 
 func TestInboundURLReaders(t *testing.T) {
+	// Pins I1, I2, I3, I4, I5, I8, I10, I12, I13, I14, I15, I18, I19, I20, I21,
+	//   I22, I23, I35, I36, I37.
 	var d struct {
 		DocumentedKinds []string `json:"documented_kinds"`
 		RequestKinds    []string `json:"request_kinds"`
@@ -613,6 +620,7 @@ func TestURLUnits(t *testing.T) {
 // FuzzInboundURL: the readers never panic; the query survives
 // parse → serialise → parse; InboundSameOriginURL keeps the origin.
 func FuzzInboundURL(f *testing.F) {
+	// Pins I29.
 	var so struct{ Rows []sameOriginRow }
 	readTestJSON(f, "inbound-same-origin.json", &so)
 	for _, r := range so.Rows {
@@ -731,6 +739,7 @@ func BenchmarkRequestURL(b *testing.B) {
 // that are not normalised, through NewRequestEvent: the readers answer what
 // new URL(url) gives, or fail with MsgRequestURL.
 func TestInboundURLParse(t *testing.T) {
+	// Pins I3, I23, I35.
 	var d struct {
 		Rows []struct {
 			Name string `json:"情境"`
@@ -781,6 +790,7 @@ var (
 // parser, to the same href, so the builder never returns a URL that new
 // URL (under the current URL Standard) would reject.
 func TestSameOriginURLParsesAgain(t *testing.T) {
+	// Pins I29.
 	for _, host := range append(xnRefusedByWorkerd, xnAcceptedByWorkerd...) {
 		ev := fetchEvent("https://" + host + ".Example:8443/a?q=1")
 		got, err := InboundSameOriginURL(ev, "/b/../c d", [][2]string{{"x", "1"}}, []string{"q"})

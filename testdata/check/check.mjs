@@ -32,6 +32,7 @@ const keyed = (parts) => (doc) =>
 const files = {
   'canon-options.json': (d) => each(canon.canonOption)(d.rows),
   'canon-random.json': (d) => each(canon.canonRandom)(d.docs),
+  'clauses.json': () => [], // not vectors: the clause matrix (CLAUSES.md), checked by clauses_test.go
   'es-numbers.txt': null, // text files: rowsOf reads them a line a row
   'es-numbers-edge.txt': null,
   'inbound-body.json': tables(inbound.bodyRow),
