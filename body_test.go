@@ -89,6 +89,7 @@ func TestBodyLimitArgument(t *testing.T) {
 
 // TestBodyOrder: the event first, then the limit, then status 2 before 3,
 // then Content-Length.
+// Pins D1, D39.
 func TestBodyOrder(t *testing.T) {
 	for _, r := range readers {
 		// No current request: Failure, before the limit is looked at.
@@ -133,6 +134,7 @@ func TestBodyOrder(t *testing.T) {
 // TestContentLength: "若请求的 Content-Length 全由 1 至 18 位十进制数字组成且已超过
 // 上限，或长达 19 位以上（必然超过任何上限），立即返回 1 而不读取任何字节；其余形态的
 // Content-Length 一概忽略，只按流式计数判断。"
+// Pins D39.
 func TestContentLength(t *testing.T) {
 	tests := []struct {
 		cl     []string
@@ -184,6 +186,7 @@ func TestContentLength(t *testing.T) {
 // TestContentLengthWrong: a Content-Length within the limit is only
 // prechecked; "只按流式计数判断" — a body longer or shorter than declared is
 // read whole, in order, whatever the chunking.
+// Pins D39.
 func TestContentLengthWrong(t *testing.T) {
 	body := strings.Repeat("0123456789abcdefé東👍\n", 1000) // 27 000 bytes, characters cut by the chunks
 	for _, declared := range []int{0, 1, 511, 512, 5000, 9500, len(body) - 1, len(body), len(body) + 1, 60000, 1 << 20} {
@@ -219,6 +222,7 @@ func TestContentLengthWrong(t *testing.T) {
 }
 
 // TestBodyStream: counting, cancelling, empty chunks, stream failures.
+// Pins D43.
 func TestBodyStream(t *testing.T) {
 	// "一旦超过上限就取消读取流并返回 1 … 不会继续读取更多数据"
 	for _, r := range readers[:3] {
@@ -303,6 +307,7 @@ func TestBodyStream(t *testing.T) {
 
 // TestLenientTextLimit: "若超过 16 MiB，属于违规" — at N and N+1 UTF-8 bytes
 // of decoded text. Each 0xff becomes U+FFFD, 3 bytes.
+// Pins D41.
 func TestLenientTextLimit(t *testing.T) {
 	n := MaxLenientTextBytes / 3 // 5592405 bytes of 0xff: 16777215 bytes of text
 	for _, tail := range []string{"a", "ab"} {
@@ -330,6 +335,7 @@ func TestLenientTextLimit(t *testing.T) {
 
 // TestReadInboundJSONErrors: every problem of the old function is a catchable
 // Failure.
+// Pins D32, D45.
 func TestReadInboundJSONErrors(t *testing.T) {
 	check := func(what string, ev Event, msg string) *Error {
 		t.Helper()
@@ -363,7 +369,7 @@ func TestReadInboundJSONErrors(t *testing.T) {
 		t.Error("stream failure: cause lost")
 	}
 	// Bytes that are not UTF-8 are decoded leniently, as Request.json()
-	// does (doc.go), over the whole body: never an Invalid UTF-8 error.
+	// does (D45), over the whole body: never an Invalid UTF-8 error.
 	for _, tt := range []struct {
 		chunks []string
 		want   string // the canonical text, or the error message
@@ -417,9 +423,10 @@ func TestReadInboundJSONErrors(t *testing.T) {
 }
 
 // TestInboundBodyDecisions runs testdata/inbound-body.json: the rows of the
-// decisions doc.go takes on body reading (a whole chunk counted before it
+// decisions D40 and D45 take on body reading (a whole chunk counted before it
 // is validated; 读取入站癸象正文文 decoding leniently), their expectations
 // computed by node's TextDecoder and JSON.
+// Pins D40, D45.
 func TestInboundBodyDecisions(t *testing.T) {
 	if rows := runInboundRows(t, "inbound-body.json"); rows != 10 {
 		t.Errorf("%d rows", rows)
@@ -427,6 +434,7 @@ func TestInboundBodyDecisions(t *testing.T) {
 }
 
 // TestBoundedJSON: limits, nesting and the parser's bounds.
+// Pins D3, D45.
 func TestBoundedJSON(t *testing.T) {
 	// Status 4 needs no parser.
 	ev, _ := post(nil, "[\"\xc0\xaf\"]")
@@ -481,6 +489,7 @@ func TestBoundedJSON(t *testing.T) {
 // follows what arrived. In steady state (the block pools warm) a read
 // allocates at most 1.25 × the body, with or without a declared
 // Content-Length.
+// Pins D44.
 func TestReadMemory(t *testing.T) {
 	for _, size := range []int{4 << 20, 3<<20 + 12345} {
 		chunks := splitChunks(bytes.Repeat([]byte("0123456789abcdef"), size/16+1)[:size], 64<<10)
@@ -546,6 +555,7 @@ func readMemory(t *testing.T, size int, chunks [][]byte) {
 // TestCountBeforeValidating: a strict read counts a whole chunk against the
 // limit before it validates any byte of it, whatever the reader's buffers
 // and pools hold (issue 9's repros).
+// Pins D40.
 func TestCountBeforeValidating(t *testing.T) {
 	chunk := append([]byte{0xff}, strings.Repeat("a", 700)...) // one chunk of 701 bytes
 	read := func(f func(Event, int) BodyStatus, limit int, chunks ...[]byte) (BodyStatus, *FakeBody) {
@@ -623,7 +633,8 @@ func TestBlockSizes(t *testing.T) {
 }
 
 // TestBodyReadBadCount: a stream whose Read returns a count outside
-// 0…len(p) fails the read (doc.go), whichever way it is out.
+// 0…len(p) fails the read (D43), whichever way it is out.
+// Pins D43.
 func TestBodyReadBadCount(t *testing.T) {
 	for _, k := range []func(p []byte) int{
 		func([]byte) int { return -1 },
@@ -649,6 +660,7 @@ func (b badCountBody) Close() error               { return nil }
 // within the limit (16000000, or just under the JSON functions' limits)
 // costs what arrived, not what was declared: under 1 MiB for every reader,
 // with the pools cold or warm.
+// Pins D44.
 func TestReadMemoryFalseLength(t *testing.T) {
 	read := map[string]func(Event) error{
 		"ReadInboundBytes":       func(ev Event) error { _, _, err := ReadInboundBytes(ev, MaxBodyLimit); return err },

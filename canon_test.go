@@ -99,6 +99,7 @@ func short(b []byte) string {
 
 // ---- appendNumber: ECMAScript Number::toString ------------------------------
 
+// TestNumberToString pins D8.
 func TestNumberToString(t *testing.T) {
 	for _, file := range []struct {
 		name  string
@@ -164,6 +165,7 @@ func TestNumberToStringAppends(t *testing.T) {
 
 // ---- appendQuoted: JSON.stringify of a string --------------------------------
 
+// TestStringQuoteJSONString pins D8.
 func TestStringQuoteJSONString(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"", `""`},
@@ -237,6 +239,7 @@ func TestStringEscapesEveryASCIIByte(t *testing.T) {
 // U+DBFF, so U+DC00 never leads a pair; a trail is U+DC00 to U+DFFF, so
 // U+E000 after a lead is a character of its own; a raw byte below 0x20 in
 // a string is a syntax error at its offset, 0x1f included.
+// Pins D7, D8.
 func TestCanonicalEscapeBounds(t *testing.T) {
 	for _, c := range []struct{ in, want, reason string }{
 		{`"\u001f"`, `"\u001f"`, ""},
@@ -292,6 +295,8 @@ func loadSuite(tb testing.TB) []suiteRow {
 //     (js_accepts_bom_kept, false for both BOM files);
 //   - otherwise canonical accepts exactly what JSON.parse accepts, and its
 //     output is node's JSON.stringify byte for byte (±Infinity as null).
+//
+// Pins D8, D9.
 func TestCanonicalJSONTestSuite(t *testing.T) {
 	rows := loadSuite(t)
 	if len(rows) != 340 {
@@ -345,6 +350,7 @@ func TestCanonicalJSONTestSuite(t *testing.T) {
 
 // ---- JavaScript key order ------------------------------------------------------
 
+// TestKeyOrder pins D8.
 func TestKeyOrder(t *testing.T) {
 	var rows []struct {
 		Text, Canonical, Note string
@@ -436,6 +442,7 @@ func loadRandom(tb testing.TB) []randomDoc {
 
 // TestIsMarker: every reserved key is a marker, whatever isMarker's
 // shortcuts assume of them; a key one byte off is not.
+// Pins D12.
 func TestIsMarker(t *testing.T) {
 	for _, m := range markerKeys {
 		if !isMarker([]byte(m)) {
@@ -459,6 +466,7 @@ var problemNames = map[problemKind]string{
 // TestCanonicalRandom: node's JSON.stringify(JSON.parse(text)) for every valid
 // document, a syntax error for every invalid one; with the queue producer's
 // options, the problem reported is one that node found in the parsed value.
+// Pins D8, D13.
 func TestCanonicalRandom(t *testing.T) {
 	docs := loadRandom(t)
 	plain := &canonOptions{infToNull: true}
@@ -607,6 +615,7 @@ func TestCanonicalOptions(t *testing.T) {
 
 // TestDepthMillionLevels: 10^6 nested arrays (10^5 with -short)
 // neither crash nor recurse per level, with and without the parser bound.
+// Pins D9.
 func TestDepthMillionLevels(t *testing.T) {
 	n := 1000000
 	if testing.Short() {
@@ -702,6 +711,7 @@ func shortestDigits(f float64) (string, int) {
 // and trailing zeros, as a plain decimal or with an exponent (e or E, with
 // or without a sign, moved by a few places), negative or not. The want is
 // strconv's reading and appendNumber's writing.
+// Pins D8.
 func TestNumberForms(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 29))
 	var out []byte
@@ -800,6 +810,7 @@ func TestNumberLongLiterals(t *testing.T) {
 // and reference alike: a printable character is quoted, a C0 control or
 // DEL is named by its code point, a byte that starts no UTF-8 sequence is
 // Invalid UTF-8; a character of several bytes is quoted whole.
+// Pins D7.
 func TestSyntaxErrorReasons(t *testing.T) {
 	for in, want := range map[string]string{
 		"[1 x]":    SyntaxUnexpectedToken + " 'x'" + SyntaxPosition + "3",

@@ -82,6 +82,7 @@ func runSteps(t *testing.T, ev Event, steps []consumerStep) {
 // TestQueueConsumerConformance runs testdata/queue-consumer.json twice: on a
 // Batch that records its calls, and on MemoryPlatform, whose outcome and
 // redelivery the rows also give.
+// Pins D24, D26.
 func TestQueueConsumerConformance(t *testing.T) {
 	rows := loadConsumerRows(t)
 	if len(rows) != 5 {
@@ -163,6 +164,7 @@ func runRowOnMemory(t *testing.T, row consumerRow) {
 
 // TestConsumerIndexAndDelayLimits checks n at -1, 0, len-1, len and the
 // retry delay at -1, 0, 1, MaxDelaySeconds, MaxDelaySeconds+1.
+// Pins D17, D21.
 func TestConsumerIndexAndDelayLimits(t *testing.T) {
 	msgs := []Message{{ID: "a"}, {ID: "b"}, {ID: "c"}}
 	for _, tc := range []struct {
@@ -217,6 +219,7 @@ func TestConsumerIndexAndDelayLimits(t *testing.T) {
 }
 
 // TestConsumerNotQueueEvent: every consumer function checks its event first.
+// Pins D1, D21.
 func TestConsumerNotQueueEvent(t *testing.T) {
 	want := &wantError{Message: MsgNotQueueEvent, Kind: "violation"}
 	b := &recBatch{msgs: []Message{{ID: "a", Body: json.RawMessage("1")}}}
@@ -241,6 +244,7 @@ func TestConsumerNotQueueEvent(t *testing.T) {
 
 // TestReadQueueBatchNotJSON: a Body that is not a json.RawMessage is not a
 // JSON value, whatever Go value it is; the exception names its index.
+// Pins D23.
 func TestReadQueueBatchNotJSON(t *testing.T) {
 	for _, body := range []any{nil, []byte("1"), "1", time.Unix(0, 0), math.NaN(), math.Inf(1), 1.5, map[string]any{}, json.Number("1")} {
 		b := &recBatch{queue: "Q", msgs: []Message{{ID: "a", Body: "x"}, {ID: "b", Body: body}}}
@@ -260,6 +264,7 @@ func TestReadQueueBatchNotJSON(t *testing.T) {
 // TestReadQueueBatchBodies needs the real canonical: invalid JSON and
 // ±Infinity are not JSON values; depth 32 passes, 33 aborts; the first
 // problem in message order wins.
+// Pins D3, D23.
 func TestReadQueueBatchBodies(t *testing.T) {
 	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
 	notJSON := func(n int) *wantError { return &wantError{"violation", MsgMessageNotJSON + fmt.Sprint(n)} }
@@ -315,6 +320,7 @@ func TestReadQueueBatchBodies(t *testing.T) {
 
 // TestReadQueueBatchShape needs no body parsing: an empty batch, strings
 // quoted as JSON.stringify does, timestamps in whole milliseconds.
+// Pins D22.
 func TestReadQueueBatchShape(t *testing.T) {
 	b := &recBatch{queue: "q\"\\\n\u2028"}
 	got, err := ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
@@ -344,6 +350,7 @@ func TestReadQueueBatchShape(t *testing.T) {
 // TestReadQueueBatchInvalidUTF8: an ID or queue name that is not UTF-8 is
 // written as TextDecoder decodes it, one U+FFFD per maximal subpart, as the
 // query readers decode a query: F0 90 80 is one subpart, FF another.
+// Pins D22.
 func TestReadQueueBatchInvalidUTF8(t *testing.T) {
 	b := &recBatch{queue: "q\xff", msgs: []Message{{ID: "a\xf0\x90\x80b", Attempts: 1, Timestamp: time.UnixMilli(0), Body: json.RawMessage(`1`)}}}
 	got, err := ReadQueueBatch(testEvent{kind: KindQueue, batch: b})
@@ -358,6 +365,7 @@ func TestReadQueueBatchInvalidUTF8(t *testing.T) {
 
 // FuzzAckRetry: an ack or retry reaches the platform exactly when no error
 // is returned, and then with the arguments given.
+// Pins D24.
 func FuzzAckRetry(f *testing.F) {
 	for _, row := range loadConsumerRows(f) {
 		for _, s := range row.Steps {

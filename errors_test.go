@@ -51,6 +51,7 @@ func errorsGoTexts(t *testing.T) (texts map[string]string, sentinelOf map[string
 // TestErrorSentinels: every exception text of errors.go (all Msg constants
 // but the item suffix) has exactly one sentinel, named after it, in the
 // list Error.Is chooses from.
+// Pins D6.
 func TestErrorSentinels(t *testing.T) {
 	texts, sentinelOf := errorsGoTexts(t)
 	delete(texts, "MsgItemSuffix")
@@ -193,6 +194,7 @@ func inboundErrorCases() []errorCase {
 // TestErrorsIs raises every exception through the public functions: the
 // error is an *Error whose Msg is the exact text and whose Kind is the
 // sentinel's, errors.Is matches its sentinel, also wrapped, and no other.
+// Pins D5, D6.
 func TestErrorsIs(t *testing.T) {
 	cases := append(append(producerErrorCases(), consumerErrorCases()...), inboundErrorCases()...)
 	raised := map[*Error]bool{}
@@ -224,6 +226,7 @@ func TestErrorsIs(t *testing.T) {
 
 // TestErrorIsStrict: Is matches only a sentinel, of the same Kind, and
 // still unwraps to the cause.
+// Pins D6.
 func TestErrorIsStrict(t *testing.T) {
 	cause := errors.New("connection reset")
 	err := &Error{Kind: Failure, Msg: MsgSendFailed + cause.Error(), Err: cause}
@@ -258,6 +261,7 @@ func TestErrorIsStrict(t *testing.T) {
 // texts are the app's API; the syntax reasons are only for diagnosis, but
 // pinned too, so that changing one is a decision, not an accident. Every
 // Msg constant of errors.go must have its row.
+// Pins D4.
 func TestErrorTexts(t *testing.T) {
 	rows := []struct{ name, got, want string }{
 		{"MsgEmptyBinding", MsgEmptyBinding, "队列绑定名不能为空"},

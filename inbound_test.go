@@ -7,6 +7,7 @@ import (
 )
 
 // TestHeaderVectors runs testdata/inbound-headers.json.
+// Pins D37.
 func TestHeaderVectors(t *testing.T) {
 	var f struct {
 		Rows []struct {

@@ -123,6 +123,7 @@ func newVectorPlatform(t *testing.T, f vectorFile) *MemoryPlatform {
 
 // TestProducerVectors runs the producer rows of 一致性样例 and the limits
 // and decisions rows.
+// Pins D1, D3, D10, D11, D12, D13, D14, D15, D16, D18.
 func TestProducerVectors(t *testing.T) {
 	for _, name := range []string{"queue-producer.json", "queue-producer-limits.json"} {
 		f := loadVectors(t, name)
@@ -192,6 +193,7 @@ func TestProducerVectors(t *testing.T) {
 // FuzzBatchSplit: the scan accepts exactly the texts that are JSON arrays,
 // finds one item per element (up to MaxBatchMessages+1), and each body it scanned is the canonical
 // form of that element's body as a JSON parser sees it.
+// Pins D15.
 func FuzzBatchSplit(f *testing.F) {
 	for _, s := range []string{
 		`[{"body":"],["},{"body":{"body":1}},{"body":"say \"hi\" \\ ],[ {\"body\":1}"}]`,
@@ -248,6 +250,7 @@ func FuzzBatchSplit(f *testing.F) {
 // TestScanBatchPastTheLimit: past MaxBatchMessages+1 items the scan keeps
 // nothing more, yet still parses to the end: a syntax error there is the
 // batch's error, and without one the batch has too many items.
+// Pins D14.
 func TestScanBatchPastTheLimit(t *testing.T) {
 	p := NewMemoryPlatform()
 	p.Bind("Q", "q")
@@ -268,6 +271,7 @@ func TestScanBatchPastTheLimit(t *testing.T) {
 
 // FuzzSendQueueMessage: no input panics, and what reaches the platform is
 // valid canonical JSON.
+// Pins D18.
 func FuzzSendQueueMessage(f *testing.F) {
 	for _, s := range []string{`{"kind":"page"}`, `{"$句柄":1}`, `1e999`, `{`, `[[[[]]]]`, `"\ud800"`, `{"a":{"$句柄":1},"a":2}`} {
 		f.Add(s, 0)
@@ -343,6 +347,7 @@ func benchScanBatch(b *testing.B, scan func([]byte) ([]batchItem, []byte, error)
 // TestSendContext: a caller's context reaches the platform; one that has
 // ended fails the send as a Failure that wraps its error, and nothing is
 // sent.
+// Pins D19.
 func TestSendContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -374,6 +379,7 @@ func TestSendContext(t *testing.T) {
 
 // TestDelayValue: an item's delaySeconds, as canonical text, is an integer
 // from 0 to 43200; anything else, however long, is not a delay.
+// Pins D16.
 func TestDelayValue(t *testing.T) {
 	for in, want := range map[string]int{"0": 0, "1": 1, "43200": 43200, "43201": -1, "100000": -1, "1234567": -1,
 		"-1": -1, "1.5": -1, "1e+21": -1, "null": -1, `"5"`: -1, "": -1} {
