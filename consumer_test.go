@@ -164,7 +164,7 @@ func runRowOnMemory(t *testing.T, row consumerRow) {
 
 // TestConsumerIndexAndDelayLimits checks n at -1, 0, len-1, len and the
 // retry delay at -1, 0, 1, MaxDelaySeconds, MaxDelaySeconds+1.
-// Pins D17, D21.
+// Pins D1, D17.
 func TestConsumerIndexAndDelayLimits(t *testing.T) {
 	msgs := []Message{{ID: "a"}, {ID: "b"}, {ID: "c"}}
 	for _, tc := range []struct {
