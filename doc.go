@@ -64,7 +64,8 @@
 //   - D13 Parsed value: nesting, markers and ±Infinity are judged on what
 //     JSON.parse gives (a value a later duplicate key replaces does not
 //     count; 1e-400 is 0), the first in text order reported: a key at its
-//     quote, a number at its first byte, a container at its bracket.
+//     quote, a number at its first byte, a container at its bracket
+//     (Q18–Q21).
 //   - D14 Batch order: text size (1 MiB = 1048576 bytes), "is a JSON array"
 //     (invalid UTF-8 included), item count, each item (shape, body, delay),
 //     then the total of the canonical bodies (Q32–Q35).
@@ -75,7 +76,8 @@
 //   - D16 Delays are judged after parsing: 30.0 and 3e1 are 30, -0 is 0;
 //     1.5, "30" and null are MsgDelayRange (Q23, Q29).
 //   - D17 Delay range: every delay is 0…43200, though Cloudflare allows
-//     86400; MemoryPlatform's Send refuses others, Enqueue clamps (Q23, Q64).
+//     86400 (PLATFORMS.md lists the difference); MemoryPlatform's Send
+//     refuses others, Enqueue clamps (Q23, Q64).
 //   - D18 The platform gets the canonical bytes with
 //     SendOptions{ContentType: "json"}, DelaySeconds only when not 0 (Q26,
 //     Q76).
@@ -101,7 +103,7 @@
 //   - D24 No state: every valid ack and retry goes to the Batch; the
 //     package keeps none (Q67).
 //   - D25 Retry 0 is the consumer's RetryDelay, whatever Miniflare does
-//     (Q63).
+//     (PLATFORMS.md lists the difference) (Q63).
 //   - D26 Batch rules: of ack and retry the first call wins; a second
 //     retry replaces the delay; calls out of range or after the handler
 //     returned are ignored. Every delivering Platform uses BatchRecord
@@ -136,19 +138,21 @@
 //     (I23, I35, I36).
 //   - D34 xn-- hosts: an ASCII host with an xn-- label is kept and
 //     lower-cased, not checked as Punycode, as the URL Standard and WPT say,
-//     whatever Node.js 20 or workerd do (I23, I35).
+//     whatever Node.js 20 or workerd do (PLATFORMS.md lists the
+//     difference) (I23, I35).
 //   - D35 Decoded path: decoded exactly once (%252F is %2F, + stays); a %
 //     without two hex digits, or invalid UTF-8, is MsgPathEncoding (I4, I5).
 //   - D36 Query: parsed as the browser's URLSearchParams does (invalid
-//     UTF-8 as U+FFFD), also where workerd keeps the byte; the first pair
-//     wins; a name argument converts as a USVString (I19, I21).
+//     UTF-8 as U+FFFD), also where workerd keeps the byte (PLATFORMS.md
+//     lists the difference); the first pair wins; a name argument converts
+//     as a USVString (I19, I21).
 //   - D37 Headers: fields of one name are joined with ", "; one name under
 //     several spellings joins them in the spellings' sorted order, the
 //     canonical one alone when present (I6).
 //   - D38 Same-origin URL: the path also refuses C1 controls and invalid
-//     UTF-8, and is set as the pathname setter does (^ encoded). With a
-//     list non-empty the query is serialised anew, else kept byte for byte
-//     (I25–I33).
+//     UTF-8, and is set as the pathname setter does (^ encoded); the URL
+//     has no userinfo or fragment. With a list non-empty the query is
+//     serialised anew, else kept byte for byte (I25–I33).
 //
 // # Decisions: bounded body reads
 //
@@ -167,7 +171,7 @@
 //   - D43 Stream failures: an error, or a Read count outside 0…len(p), is
 //     MsgBodyReadFailed, after the bytes with it were judged. The stream is
 //     always closed. An empty body's bytes are non-nil (I60, I61, I74).
-//   - D44 Memory: a read holds at most what arrived (limit+1) plus one block
+//   - D44 Memory: a read holds what arrived (at most limit+1) plus one block
 //     no larger than that (or 512 B); a Content-Length reserves nothing
 //     (I46, I59).
 //   - D45 JSON bodies: ReadInboundJSON decodes leniently, as Request.json()
@@ -189,5 +193,6 @@
 //     path (I23).
 //   - D50 Headers are r.Header with Host and Transfer-Encoding put back;
 //     what net/http removed or refused first (a Content-Length beside
-//     chunked framing) cannot be (I6, I56).
+//     chunked framing) cannot be; PLATFORMS.md lists the differences (I6,
+//     I56).
 package hostbridge
