@@ -9,6 +9,7 @@ import (
 // TestBatchRecordRules checks the rules every platform's Batch keeps: the
 // first of Ack and Retry wins, a second Retry replaces the delay, indexes
 // and delays out of range are ignored, and so is every call after Close.
+// Pins D26.
 func TestBatchRecordRules(t *testing.T) {
 	// Pins Q52, Q61, Q67.
 	msgs := []Message{{ID: "m0"}, {ID: "m1"}, {ID: "m2"}, {ID: "m3"}, {ID: "m4"}}
@@ -59,6 +60,7 @@ func TestBatchRecordRules(t *testing.T) {
 
 // TestMessageOutcomeRedeliver checks which messages go back to the queue,
 // and after what delay.
+// Pins D25, D29.
 func TestMessageOutcomeRedeliver(t *testing.T) {
 	// Pins Q63, Q68.
 	fail := errors.New("handler failed")

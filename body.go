@@ -107,7 +107,7 @@ func ReadInboundBoundedJSON(ev Event, limit int) (BodyStatus, string, error) {
 // ReadInboundJSON is 读取入站癸象正文文 (JSON 正文): the request body as
 // canonical JSON, its bytes read by the rules of ReadInboundBytes with the
 // fixed limit JSONBodyLimit ("先按上述规则以 2 MiB 上限读取字节"), then "以
-// UTF-8 解码（剥除 BOM）" leniently, as Request.json() decodes (doc.go):
+// UTF-8 解码（剥除 BOM）" leniently, as Request.json() decodes (D45):
 // each ill-formed sequence becomes U+FFFD, as ReadInboundText decodes. Every
 // problem is a catchable Failure ("下列情形都是可捕获的豫言异常"):
 //   - no current HTTP request: MsgNoRequest;
@@ -265,12 +265,13 @@ type bodyReader struct {
 // in all (I59, space).
 //
 // A chunk is what the stream delivers in one pull, and it is counted whole
-// before any byte of it is validated (doc.go), so the status does not
+// before any byte of it is validated (D40), so the status does not
 // depend on how large the reader's buffers are: a Read that returns less
 // than it was offered, or ends the stream, ends a chunk; a Read that fills
 // its buffer may have cut a chunk, so its bytes are counted but validated
 // only once a later Read ends the chunk. (A chunk that ends exactly where a
-// buffer does is joined to the next: a Read cannot tell the two apart.)
+// buffer does is joined to the next: a Read cannot tell the two apart. That
+// can only turn a 4 into a 1, when the next chunk crosses the limit.)
 func (br *bodyReader) read() (BodyStatus, error) {
 	for {
 		p := br.space()

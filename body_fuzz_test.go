@@ -259,6 +259,7 @@ func checkLenientJSON(t *testing.T, body []byte, chunks [][]byte) {
 // a longer one, so it is joined to the next; on the chunks so joined the
 // status and text are the spec's, and with no chunk joined they are the same
 // for every size.
+// Pins D40.
 func FuzzStrictReadBuffers(f *testing.F) {
 	// Pins I71.
 	addBodySeeds(f)

@@ -24,6 +24,7 @@ type jsonTestSuite []struct {
 // So y files are 0, n files 4 or 5, i files whatever node does. A leading
 // BOM is stripped, as TextDecoder strips it (i_structure_UTF-8_BOM_empty_object
 // is accepted; n_structure_UTF8_BOM_no_data is an empty text, status 5).
+// Pins D7, D9.
 func TestJSONTestSuiteBoundedJSON(t *testing.T) {
 	// Pins I93, I106.
 	var suite jsonTestSuite

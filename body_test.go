@@ -90,6 +90,7 @@ func TestBodyLimitArgument(t *testing.T) {
 
 // TestBodyOrder: the event first, then the limit, then status 2 before 3,
 // then Content-Length.
+// Pins D1, D39.
 func TestBodyOrder(t *testing.T) {
 	// Pins I10, I55, I91.
 	for _, r := range readers {
@@ -135,6 +136,7 @@ func TestBodyOrder(t *testing.T) {
 // TestContentLength: "若请求的 Content-Length 全由 1 至 18 位十进制数字组成且已超过
 // 上限，或长达 19 位以上（必然超过任何上限），立即返回 1 而不读取任何字节；其余形态的
 // Content-Length 一概忽略，只按流式计数判断。"
+// Pins D39.
 func TestContentLength(t *testing.T) {
 	// Pins I56, I57, I62.
 	tests := []struct {
@@ -187,6 +189,7 @@ func TestContentLength(t *testing.T) {
 // TestContentLengthWrong: a Content-Length within the limit is only
 // prechecked; "只按流式计数判断" — a body longer or shorter than declared is
 // read whole, in order, whatever the chunking.
+// Pins D39.
 func TestContentLengthWrong(t *testing.T) {
 	// Pins I57.
 	body := strings.Repeat("0123456789abcdefé東👍\n", 1000) // 27 000 bytes, characters cut by the chunks
@@ -223,6 +226,7 @@ func TestContentLengthWrong(t *testing.T) {
 }
 
 // TestBodyStream: counting, cancelling, empty chunks, stream failures.
+// Pins D43.
 func TestBodyStream(t *testing.T) {
 	// Pins I46, I50, I51, I58, I60, I61, I74.
 	// "一旦超过上限就取消读取流并返回 1 … 不会继续读取更多数据"
@@ -308,6 +312,7 @@ func TestBodyStream(t *testing.T) {
 
 // TestLenientTextLimit: "若超过 16 MiB，属于违规" — at N and N+1 UTF-8 bytes
 // of decoded text. Each 0xff becomes U+FFFD, 3 bytes.
+// Pins D41.
 func TestLenientTextLimit(t *testing.T) {
 	// Pins I67, I68, I69.
 	n := MaxLenientTextBytes / 3 // 5592405 bytes of 0xff: 16777215 bytes of text
@@ -336,6 +341,7 @@ func TestLenientTextLimit(t *testing.T) {
 
 // TestReadInboundJSONErrors: every problem of the old function is a catchable
 // Failure.
+// Pins D32, D45.
 func TestReadInboundJSONErrors(t *testing.T) {
 	// Pins I75, I76, I77, I79, I80, I81, I82, I83, I84, I125, I146.
 	check := func(what string, ev Event, msg string) *Error {
@@ -370,7 +376,7 @@ func TestReadInboundJSONErrors(t *testing.T) {
 		t.Error("stream failure: cause lost")
 	}
 	// Bytes that are not UTF-8 are decoded leniently, as Request.json()
-	// does (doc.go), over the whole body: never an Invalid UTF-8 error.
+	// does (D45), over the whole body: never an Invalid UTF-8 error.
 	for _, tt := range []struct {
 		chunks []string
 		want   string // the canonical text, or the error message
@@ -424,9 +430,10 @@ func TestReadInboundJSONErrors(t *testing.T) {
 }
 
 // TestInboundBodyDecisions runs testdata/inbound-body.json: the rows of the
-// decisions doc.go takes on body reading (a whole chunk counted before it
+// decisions D40 and D45 take on body reading (a whole chunk counted before it
 // is validated; 读取入站癸象正文文 decoding leniently), their expectations
 // computed by node's TextDecoder and JSON.
+// Pins D40, D45.
 func TestInboundBodyDecisions(t *testing.T) {
 	// Pins I77.
 	if rows := runInboundRows(t, "inbound-body.json"); rows != 10 {
@@ -435,6 +442,7 @@ func TestInboundBodyDecisions(t *testing.T) {
 }
 
 // TestBoundedJSON: limits, nesting and the parser's bounds.
+// Pins D3, D45.
 func TestBoundedJSON(t *testing.T) {
 	// Pins I86, I88, I103.
 	// Status 4 needs no parser.
@@ -490,6 +498,7 @@ func TestBoundedJSON(t *testing.T) {
 // follows what arrived. In steady state (the block pools warm) a read
 // allocates at most 1.25 × the body, with or without a declared
 // Content-Length.
+// Pins D44.
 func TestReadMemory(t *testing.T) {
 	// Pins I46, I59, I138.
 	for _, size := range []int{4 << 20, 3<<20 + 12345} {
@@ -556,6 +565,7 @@ func readMemory(t *testing.T, size int, chunks [][]byte) {
 // TestCountBeforeValidating: a strict read counts a whole chunk against the
 // limit before it validates any byte of it, whatever the reader's buffers
 // and pools hold (issue 9's repros).
+// Pins D40.
 func TestCountBeforeValidating(t *testing.T) {
 	// Pins I71.
 	chunk := append([]byte{0xff}, strings.Repeat("a", 700)...) // one chunk of 701 bytes
@@ -634,7 +644,8 @@ func TestBlockSizes(t *testing.T) {
 }
 
 // TestBodyReadBadCount: a stream whose Read returns a count outside
-// 0…len(p) fails the read (doc.go), whichever way it is out.
+// 0…len(p) fails the read (D43), whichever way it is out.
+// Pins D43.
 func TestBodyReadBadCount(t *testing.T) {
 	for _, k := range []func(p []byte) int{
 		func([]byte) int { return -1 },
@@ -660,6 +671,7 @@ func (b badCountBody) Close() error               { return nil }
 // within the limit (16000000, or just under the JSON functions' limits)
 // costs what arrived, not what was declared: under 1 MiB for every reader,
 // with the pools cold or warm.
+// Pins D44.
 func TestReadMemoryFalseLength(t *testing.T) {
 	read := map[string]func(Event) error{
 		"ReadInboundBytes":       func(ev Event) error { _, _, err := ReadInboundBytes(ev, MaxBodyLimit); return err },

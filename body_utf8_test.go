@@ -66,6 +66,7 @@ func readChunks[T any](chunks [][]byte, read func(Event, int) (BodyStatus, T, er
 // TestUTF8Decoding runs every one-shot case of the WHATWG data through the
 // lenient and strict readers, whole and at every chunking: "多字节字符跨块也能
 // 正确解码，且结果与如何分块无关".
+// Pins D41.
 func TestUTF8Decoding(t *testing.T) {
 	// Pins I64, I65, I66, I70, I72.
 	d := loadUTF8Decoding(t)
@@ -131,6 +132,7 @@ func validPrefixOrEmpty(p []byte) bool {
 // longer maps onto a fresh body and is left out); throwing at the end is
 // status 4 after the last chunk. Sequences with ignoreBOM, which the readers
 // never use, are left out.
+// Pins D41.
 func TestUTF8DecodingStreaming(t *testing.T) {
 	d := loadUTF8Decoding(t)
 	bodies := 0

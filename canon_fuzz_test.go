@@ -30,6 +30,8 @@ const goMaxNesting = 10000
 //     acceptance, and with no problem reported they leave the output as is;
 //   - syntaxDepthLimit 1000 rejects exactly the accepted texts whose brackets nest
 //     deeper than 1000, counting values a duplicate key replaces.
+//
+// Pins D3, D9.
 func FuzzCanonical(f *testing.F) {
 	for _, r := range loadSuite(f) {
 		b, err := hex.DecodeString(r.InputHex)

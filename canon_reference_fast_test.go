@@ -75,6 +75,7 @@ func sameBatchAsReference(src []byte) string {
 // TestReferenceRandomCorpus: 20,000 documents drawn from a fixed seed by
 // genDoc, one in five made invalid, under every option set, and as
 // batches. The corpus is generated here, not committed: the seed is the data.
+// Pins D8.
 func TestReferenceRandomCorpus(t *testing.T) {
 	// Pins Q36.
 	n := 20000
@@ -226,6 +227,7 @@ func breakDoc(r *rand.Rand, doc []byte) []byte {
 
 // FuzzReference compares the fast path with the reference on any bytes,
 // under every option set, and as a batch.
+// Pins D8.
 func FuzzReference(f *testing.F) {
 	docs, _ := refCorpus(200)
 	for _, d := range docs {

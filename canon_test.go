@@ -107,6 +107,7 @@ var canonicalisers = map[string]func(dst, src []byte, o *canonOptions) ([]byte, 
 
 // ---- appendNumber: ECMAScript Number::toString ------------------------------
 
+// TestNumberToString pins D8.
 func TestNumberToString(t *testing.T) {
 	// Pins Q12, I78, I96, I148.
 	for _, file := range []struct {
@@ -173,6 +174,7 @@ func TestNumberToStringAppends(t *testing.T) {
 
 // ---- appendQuoted: JSON.stringify of a string --------------------------------
 
+// TestStringQuoteJSONString pins D8.
 func TestStringQuoteJSONString(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"", `""`},
@@ -246,6 +248,7 @@ func TestStringEscapesEveryASCIIByte(t *testing.T) {
 // U+DBFF, so U+DC00 never leads a pair; a trail is U+DC00 to U+DFFF, so
 // U+E000 after a lead is a character of its own; a raw byte below 0x20 in
 // a string is a syntax error at its offset, 0x1f included.
+// Pins D7, D8.
 func TestCanonicalEscapeBounds(t *testing.T) {
 	for _, c := range []struct{ in, want, reason string }{
 		{`"\u001f"`, `"\u001f"`, ""},
@@ -299,6 +302,8 @@ func loadSuite(tb testing.TB) []suiteRow {
 //     (js_accepts_bom_kept, false for both BOM files);
 //   - otherwise canonical accepts exactly what JSON.parse accepts, and its
 //     output is node's JSON.stringify byte for byte (±Infinity as null).
+//
+// Pins D8, D9.
 func TestCanonicalJSONTestSuite(t *testing.T) {
 	// Pins I78, I93.
 	rows := loadSuite(t)
@@ -353,6 +358,7 @@ func TestCanonicalJSONTestSuite(t *testing.T) {
 
 // ---- JavaScript key order ------------------------------------------------------
 
+// TestKeyOrder pins D8.
 func TestKeyOrder(t *testing.T) {
 	// Pins I97, I98.
 	var rows []struct {
@@ -445,6 +451,7 @@ func loadRandom(tb testing.TB) []randomDoc {
 
 // TestIsMarker: every reserved key is a marker, whatever isMarker's
 // shortcuts assume of them; a key one byte off is not.
+// Pins D12.
 func TestIsMarker(t *testing.T) {
 	// Pins Q19.
 	for _, m := range markerKeys {
@@ -469,6 +476,7 @@ var problemNames = map[problemKind]string{
 // TestCanonicalRandom: node's JSON.stringify(JSON.parse(text)) for every valid
 // document, a syntax error for every invalid one; with the queue producer's
 // options, the problem reported is one that node found in the parsed value.
+// Pins D8, D13.
 func TestCanonicalRandom(t *testing.T) {
 	// Pins Q11, I93.
 	docs := loadRandom(t)
@@ -619,6 +627,7 @@ func TestCanonicalOptions(t *testing.T) {
 
 // TestDepthMillionLevels: 10^6 nested arrays (10^5 with -short)
 // neither crash nor recurse per level, with and without the parser bound.
+// Pins D9.
 func TestDepthMillionLevels(t *testing.T) {
 	// Pins I147.
 	n := 1000000
@@ -715,6 +724,7 @@ func shortestDigits(f float64) (string, int) {
 // and trailing zeros, as a plain decimal or with an exponent (e or E, with
 // or without a sign, moved by a few places), negative or not. The want is
 // strconv's reading and appendNumber's writing.
+// Pins D8.
 func TestNumberForms(t *testing.T) {
 	// Pins Q12.
 	r := rand.New(rand.NewPCG(23, 29))
@@ -812,6 +822,7 @@ func TestNumberLongLiterals(t *testing.T) {
 // and reference alike: a printable character is quoted, a C0 control or
 // DEL is named by its code point, a byte that starts no UTF-8 sequence is
 // Invalid UTF-8; a character of several bytes is quoted whole.
+// Pins D7.
 func TestSyntaxErrorReasons(t *testing.T) {
 	// Pins I103.
 	for in, want := range map[string]string{

@@ -82,6 +82,7 @@ func runSteps(t *testing.T, ev Event, steps []consumerStep) {
 // TestQueueConsumerConformance runs testdata/queue-consumer.json twice: on a
 // Batch that records its calls, and on MemoryPlatform, whose outcome and
 // redelivery the rows also give.
+// Pins D24, D26.
 func TestQueueConsumerConformance(t *testing.T) {
 	// Pins Q53, Q54, Q60, Q62, Q68, Q69, Q84, Q85, Q86, Q87, Q88.
 	rows := loadConsumerRows(t)
@@ -164,6 +165,7 @@ func runRowOnMemory(t *testing.T, row consumerRow) {
 
 // TestConsumerIndexAndDelayLimits checks n at -1, 0, len-1, len and the
 // retry delay at -1, 0, 1, MaxDelaySeconds, MaxDelaySeconds+1.
+// Pins D1, D17.
 func TestConsumerIndexAndDelayLimits(t *testing.T) {
 	// Pins Q64, Q65, Q66, Q86.
 	msgs := []Message{{ID: "a"}, {ID: "b"}, {ID: "c"}}
@@ -219,6 +221,7 @@ func TestConsumerIndexAndDelayLimits(t *testing.T) {
 }
 
 // TestConsumerNotQueueEvent: every consumer function checks its event first.
+// Pins D1, D21.
 func TestConsumerNotQueueEvent(t *testing.T) {
 	// Pins Q50, Q51, Q88.
 	want := &wantError{Message: MsgNotQueueEvent, Kind: "violation"}
@@ -244,6 +247,7 @@ func TestConsumerNotQueueEvent(t *testing.T) {
 
 // TestReadQueueBatchNotJSON: a Body that is not a json.RawMessage is not a
 // JSON value, whatever Go value it is; the exception names its index.
+// Pins D23.
 func TestReadQueueBatchNotJSON(t *testing.T) {
 	// Pins Q58.
 	for _, body := range []any{nil, []byte("1"), "1", time.Unix(0, 0), math.NaN(), math.Inf(1), 1.5, map[string]any{}, json.Number("1")} {
@@ -264,6 +268,7 @@ func TestReadQueueBatchNotJSON(t *testing.T) {
 // TestReadQueueBatchBodies needs the real canonical: invalid JSON and
 // ±Infinity are not JSON values; depth 32 passes, 33 aborts; the first
 // problem in message order wins.
+// Pins D3, D23.
 func TestReadQueueBatchBodies(t *testing.T) {
 	// Pins Q57, Q58, Q59.
 	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
@@ -320,6 +325,7 @@ func TestReadQueueBatchBodies(t *testing.T) {
 
 // TestReadQueueBatchShape needs no body parsing: an empty batch, strings
 // quoted as JSON.stringify does, timestamps in whole milliseconds.
+// Pins D22.
 func TestReadQueueBatchShape(t *testing.T) {
 	// Pins Q53, Q56.
 	b := &recBatch{queue: "q\"\\\n\u2028"}
@@ -350,6 +356,7 @@ func TestReadQueueBatchShape(t *testing.T) {
 // TestReadQueueBatchInvalidUTF8: an ID or queue name that is not UTF-8 is
 // written as TextDecoder decodes it, one U+FFFD per maximal subpart, as the
 // query readers decode a query: F0 90 80 is one subpart, FF another.
+// Pins D22.
 func TestReadQueueBatchInvalidUTF8(t *testing.T) {
 	b := &recBatch{queue: "q\xff", msgs: []Message{{ID: "a\xf0\x90\x80b", Attempts: 1, Timestamp: time.UnixMilli(0), Body: json.RawMessage(`1`)}}}
 	got, err := ReadQueueBatch(testEvent{kind: EventQueue, batch: b})
@@ -364,6 +371,7 @@ func TestReadQueueBatchInvalidUTF8(t *testing.T) {
 
 // FuzzAckRetry: an ack or retry reaches the platform exactly when no error
 // is returned, and then with the arguments given.
+// Pins D24.
 func FuzzAckRetry(f *testing.F) {
 	// Pins Q60, Q62.
 	for _, row := range loadConsumerRows(f) {

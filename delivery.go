@@ -229,7 +229,7 @@ func (p *MemoryPlatform) againLocked(q *memQueue, m *memMsg, delay int, now time
 			d.promote(now)
 			r.DeadLettered = append(r.DeadLettered, DeadLetter{ID: m.ID, Queue: dlq, Attempts: m.Attempts})
 			q.stats.DeadLettered++
-			// doc.go: a dead letter starts again at attempts 1, as
+			// D29: a dead letter starts again at attempts 1, as
 			// Miniflare's does; id, timestamp and body are kept.
 			m.Attempts = 1
 			m.tries = 0

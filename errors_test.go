@@ -51,6 +51,7 @@ func errorsGoTexts(t *testing.T) (texts map[string]string, sentinelOf map[string
 // TestErrorSentinels: every exception text of errors.go (all Msg constants
 // but the item suffix) has exactly one sentinel, named after it, in the
 // list Error.Is chooses from.
+// Pins D6.
 func TestErrorSentinels(t *testing.T) {
 	// Pins Q42.
 	texts, sentinelOf := errorsGoTexts(t)
@@ -194,6 +195,7 @@ func inboundErrorCases() []errorCase {
 // TestErrorsIs raises every exception through the public functions: the
 // error is an *Error whose Msg is the exact text and whose Kind is the
 // sentinel's, errors.Is matches its sentinel, also wrapped, and no other.
+// Pins D5, D6.
 func TestErrorsIs(t *testing.T) {
 	// Pins Q8, Q17, Q47, Q48, Q49, I122, I124.
 	cases := append(append(producerErrorCases(), consumerErrorCases()...), inboundErrorCases()...)
@@ -226,6 +228,7 @@ func TestErrorsIs(t *testing.T) {
 
 // TestErrorIsStrict: Is matches only a sentinel, of the same Kind, and
 // still unwraps to the cause.
+// Pins D6.
 func TestErrorIsStrict(t *testing.T) {
 	cause := errors.New("connection reset")
 	err := &Error{Kind: Failure, Msg: MsgSendFailed + cause.Error(), Err: cause}
@@ -260,6 +263,7 @@ func TestErrorIsStrict(t *testing.T) {
 // texts are the app's API; the syntax reasons are only for diagnosis, but
 // pinned too, so that changing one is a decision, not an accident. Every
 // Msg constant of errors.go must have its row.
+// Pins D4.
 func TestErrorTexts(t *testing.T) {
 	// Pins Q25, Q42, Q43, Q44, Q45, Q46, Q47, Q48, Q51, Q58, Q65, I5, I10, I44,
 	//   I48, I69, I81, I82, I90, I122.

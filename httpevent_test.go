@@ -118,6 +118,7 @@ func TestHTTPEventClientHangsUp(t *testing.T) {
 
 // TestHTTPEventReadFailureKind: the stream's failure is a catchable Failure
 // carrying the cause.
+// Pins D43.
 func TestHTTPEventReadFailureKind(t *testing.T) {
 	// Pins I74, I124.
 	errs := make(chan error, 1)
@@ -136,6 +137,7 @@ func TestHTTPEventReadFailureKind(t *testing.T) {
 }
 
 // TestHTTPEventBodies: workerd's body rules.
+// Pins D48.
 func TestHTTPEventBodies(t *testing.T) {
 	// Pins I61.
 	addr, _ := loopback(t, strict(100))
@@ -179,6 +181,7 @@ func TestHTTPEventUsed(t *testing.T) {
 
 // TestHTTPEventTargets: the URL is what a WHATWG parser serialises for the
 // request-target; the method as Fetch normalises it.
+// Pins D46, D47.
 func TestHTTPEventTargets(t *testing.T) {
 	addr, out := loopback(t, strict(10))
 	for _, c := range []struct{ line, method, url, rawPath, query string }{
@@ -250,6 +253,7 @@ func TestHTTPEventBadEscape(t *testing.T) {
 
 // TestHTTPEventOneReader: two goroutines reading one body at once: exactly
 // one gets it, the other sees status 3, in every pair.
+// Pins D42.
 func TestHTTPEventOneReader(t *testing.T) {
 	// Pins I53.
 	for i := range 2000 {
@@ -275,9 +279,10 @@ func TestHTTPEventOneReader(t *testing.T) {
 
 // TestHTTPEventLostRace: a reader that finds the body unused and then loses
 // the lock to another reader gets status 3 from every bounded reader, and
-// ReadInboundJSON MsgJSONBodyUsed, as doc.go promises ("exactly one gets it
+// ReadInboundJSON MsgJSONBodyUsed, as D42 promises ("exactly one gets it
 // and the other sees status 3"). Deterministic: the other reader locks the
 // body between Used and lock, and never reads it.
+// Pins D42.
 func TestHTTPEventLostRace(t *testing.T) {
 	// Pins I53, I83, I101.
 	readers := map[string]func(Event) (BodyStatus, error){
@@ -363,6 +368,7 @@ func headersSeen(limit int, names ...string) func(Event) (BodyStatus, string, er
 // any other, as in a Worker. A Content-Length beside chunked framing is
 // gone (net/http deletes it and keeps no trace), so the precheck cannot
 // see it: status 0 where workerd gives 1 (a known platform difference).
+// Pins D50.
 func TestHTTPEventMovedHeaders(t *testing.T) {
 	addr, _ := loopback(t, headersSeen(2, "host", "Transfer-Encoding", "content-length"))
 	c := send(t, addr, "POST / HTTP/1.1\r\nHost: Example.com:8080\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n\r\n")
@@ -381,6 +387,7 @@ func TestHTTPEventMovedHeaders(t *testing.T) {
 // length beside chunked framing (as a Worker's does) gets status 1 from
 // the precheck without a byte read: workerd's Content-Length: 3 + chunked,
 // limit 2.
+// Pins D50.
 func TestDeclaredLengthBesideChunked(t *testing.T) {
 	h := http.Header{"Content-Length": {"3"}, "Transfer-Encoding": {"chunked"}}
 	fb := &FakeBody{Chunks: [][]byte{[]byte("a")}}
@@ -392,6 +399,7 @@ func TestDeclaredLengthBesideChunked(t *testing.T) {
 
 // TestHTTPEventNotUTF8: header value bytes and raw request-target bytes that
 // are not UTF-8 are decoded the lenient way, as workerd does.
+// Pins D46.
 func TestHTTPEventNotUTF8(t *testing.T) {
 	addr, _ := loopback(t, func(ev Event) (BodyStatus, string, error) {
 		v, _ := InboundHeader(ev, "x-latin")
@@ -407,6 +415,7 @@ func TestHTTPEventNotUTF8(t *testing.T) {
 
 // TestHTTPEventHTTP2: over HTTP/2 a body without content-length is a stream
 // that the readers read; status 2 only when there is no body at all.
+// Pins D48.
 func TestHTTPEventHTTP2(t *testing.T) {
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st, body, err := ReadInboundStrictText(HTTPEvent(r), 100)
@@ -445,6 +454,7 @@ func TestHTTPEventHTTP2(t *testing.T) {
 // TestHTTPEventNoHost: an HTTP/1.0 request without Host has the origin of
 // the address it arrived on, and a same-origin URL stays there; a request
 // with no host and no address has no URL, and the URL readers fail.
+// Pins D49.
 func TestHTTPEventNoHost(t *testing.T) {
 	addr, _ := loopback(t, func(ev Event) (BodyStatus, string, error) {
 		o, err1 := InboundOrigin(ev)
@@ -470,7 +480,8 @@ func TestHTTPEventNoHost(t *testing.T) {
 // TestHTTPEventPunycodeHost: a Host with a label starting xn--, valid
 // Punycode or not, is kept lower-cased, as the URL Standard's domain to
 // ASCII keeps an ASCII domain; workerd and Node.js 20 refuse the first
-// twelve (README.md, "Known platform differences").
+// twelve (PLATFORMS.md lists the difference).
+// Pins D34.
 func TestHTTPEventPunycodeHost(t *testing.T) {
 	addr, out := loopback(t, func(ev Event) (BodyStatus, string, error) {
 		o, err1 := InboundOrigin(ev)
@@ -488,10 +499,11 @@ func TestHTTPEventPunycodeHost(t *testing.T) {
 	}
 }
 
-// TestNetHTTPPlatformDifferences: what README.md's "Known platform
-// differences" says net/http does before HTTPEvent sees a request, shown
+// TestNetHTTPPlatformDifferences: what PLATFORMS.md says net/http does
+// before HTTPEvent sees a request, shown
 // through a net/http server: refusals answered before any handler, and
 // header values changed on the way.
+// Pins D50.
 func TestNetHTTPPlatformDifferences(t *testing.T) {
 	addr, out := loopback(t, func(ev Event) (BodyStatus, string, error) {
 		sp, _ := InboundHeader(ev, "x-sp")

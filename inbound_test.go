@@ -7,6 +7,7 @@ import (
 )
 
 // TestHeaderVectors runs testdata/inbound-headers.json.
+// Pins D37.
 func TestHeaderVectors(t *testing.T) {
 	// Pins I1, I6, I7, I13, I18, I38, I39, I40, I42, I43, I44, I136, I145.
 	var f struct {

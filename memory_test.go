@@ -162,6 +162,7 @@ func TestMemorySendRejected(t *testing.T) {
 // TestMemoryCallLimit: a new platform keeps exactly the last
 // DefaultCallLimit (1000) calls, oldest first; SetCallLimit keeps the last
 // n of them, in order, also after the ring has wrapped.
+// Pins D30.
 func TestMemoryCallLimit(t *testing.T) {
 	p := newVirtual(t)
 	sendN(t, p, 2500, 0)
@@ -215,6 +216,7 @@ func BenchmarkMemorySendCallLimit(b *testing.B) {
 
 // TestMemorySendDelay: a message with DelaySeconds is ready that many
 // seconds after the send, not a nanosecond before.
+// Pins D30.
 func TestMemorySendDelay(t *testing.T) {
 	p := newVirtual(t)
 	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0 })
@@ -232,6 +234,7 @@ func TestMemorySendDelay(t *testing.T) {
 
 // TestMemoryBatchSizeAndTimeout: full batches go at once; a partial one when
 // its oldest message has waited MaxBatchTimeout.
+// Pins D28.
 func TestMemoryBatchSizeAndTimeout(t *testing.T) {
 	// Pins Q4.
 	p := newVirtual(t)
@@ -275,6 +278,7 @@ func TestMemoryBatchSizeAndTimeout(t *testing.T) {
 	}
 }
 
+// TestMemoryConsumerSettingsLimits pins D27.
 func TestMemoryConsumerSettingsLimits(t *testing.T) {
 	p := NewMemoryPlatform()
 	for _, tc := range []struct {
@@ -321,6 +325,7 @@ func TestMemoryConsumerSettingsLimits(t *testing.T) {
 // TestMemoryMaxRetriesDeadLetter: attempts count 1…MaxRetries+1; then the
 // message goes to the dead-letter queue, where it starts again at attempts 1
 // (on the virtual clock: the dead letter keeps its send time).
+// Pins D29.
 func TestMemoryMaxRetriesDeadLetter(t *testing.T) {
 	// Pins Q55, Q70.
 	p := newVirtual(t)
@@ -351,7 +356,7 @@ func TestMemoryMaxRetriesDeadLetter(t *testing.T) {
 	noBatch(t, p, "q")
 	checkStats(t, p, "q", QueueStats{Sent: 2, Delivered: 8, Retried: 6, DeadLettered: 2})
 	// The dead letters keep their ID, timestamp and body; attempts start
-	// again at 1 (doc.go, as Miniflare does).
+	// again at 1 (D29, as Miniflare does).
 	dl := p.Queued("dlq")
 	if len(dl) != 2 || dl[0].Attempts != 1 || dl[1].Attempts != 1 || !dl[0].Timestamp.Equal(epoch) ||
 		dl[0].ID != seenIDs[0] || dl[1].ID != seenIDs[1] || string(dl[1].Body.(json.RawMessage)) != "1" {
@@ -376,6 +381,7 @@ func TestMemoryMaxRetriesDeadLetter(t *testing.T) {
 // dead-letter queue at once, whatever the retry delay of the queue it left,
 // and that queue's MaxRetries and RetryDelay apply to it from its first
 // delivery there: attempts 1, 2, 3 (MaxRetries 2), 30 s apart, then dropped.
+// Pins D29.
 func TestMemoryDeadLetterQueueRetries(t *testing.T) {
 	p := NewMemoryPlatform()
 	p.VirtualClock(epoch)
@@ -509,6 +515,7 @@ func TestMemoryWaitSeesInFlight(t *testing.T) {
 // TestMemoryBatchClosedAfterHandler: MemoryPlatform closes the batch's
 // record when the handler returns: a call made after that (by a goroutine
 // the handler left behind) is ignored.
+// Pins D26.
 func TestMemoryBatchClosedAfterHandler(t *testing.T) {
 	// Pins Q52.
 	p := newVirtual(t)
@@ -525,6 +532,7 @@ func TestMemoryBatchClosedAfterHandler(t *testing.T) {
 
 // TestMemoryFailedBatchModes: after ack 0, retry 1, nothing for 2, a failed
 // batch comes back whole, except the acked message in production mode.
+// Pins D27.
 func TestMemoryFailedBatchModes(t *testing.T) {
 	// Pins Q71.
 	for _, miniflare := range []bool{false, true} {
@@ -584,6 +592,7 @@ func TestMemoryFailedBatchModes(t *testing.T) {
 // TestMemoryAckRetryFirstCallWins: between ack and retry the first call
 // wins; a second retry replaces the delay; retry(0) is the queue's
 // RetryDelay; calls after the event are ignored.
+// Pins D25, D26.
 func TestMemoryAckRetryFirstCallWins(t *testing.T) {
 	// Pins Q61, Q63, Q67.
 	p := newVirtual(t)
@@ -634,6 +643,7 @@ func TestMemoryAckRetryFirstCallWins(t *testing.T) {
 // TestMemoryUncaughtException is the spec row 队列事件里程序抛出未捕获异常
 // end to end: the failure goes back to the platform, which redelivers the
 // whole batch with attempts+1.
+// Pins D29.
 func TestMemoryUncaughtException(t *testing.T) {
 	// Pins Q55, Q69, Q70, Q87.
 	p := newVirtual(t)
@@ -660,6 +670,7 @@ func TestMemoryUncaughtException(t *testing.T) {
 
 // TestMemoryEnqueueNotJSON: a message another producer sent with a
 // structured clone reaches ReadQueueBatch as a value that is not JSON.
+// Pins D23.
 func TestMemoryEnqueueNotJSON(t *testing.T) {
 	// Pins Q58.
 	p := newVirtual(t)
@@ -1009,6 +1020,7 @@ func BenchmarkQueueEndToEnd(b *testing.B) {
 // Retried, DeadLettered, Dropped; attempts go up by one per delivery; a
 // message done or dropped is never delivered again, a dead letter only from
 // the dead-letter queue.
+// Pins D30.
 func FuzzMemoryDelivery(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 1, 9, 17, 2, 41, 1, 200, 3, 4})
 	f.Add([]byte{0, 8, 16, 3, 11, 1, 255, 255, 1, 254, 2, 80, 1, 0, 4, 4, 4})

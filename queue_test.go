@@ -123,6 +123,7 @@ func newVectorPlatform(t *testing.T, f vectorFile) *MemoryPlatform {
 
 // TestProducerVectors runs the producer rows of 一致性样例 and the limits
 // and decisions rows.
+// Pins D1, D3, D10, D11, D12, D13, D14, D15, D16, D18.
 func TestProducerVectors(t *testing.T) {
 	// Pins Q6, Q7, Q8, Q9, Q11, Q13, Q14, Q16, Q17, Q18, Q19, Q20, Q21, Q23,
 	//   Q24, Q25, Q26, Q28, Q29, Q30, Q31, Q32, Q33, Q34, Q35, Q36, Q37, Q38,
@@ -196,6 +197,7 @@ func TestProducerVectors(t *testing.T) {
 // FuzzBatchSplit: the scan accepts exactly the texts that are JSON arrays,
 // finds one item per element (up to MaxBatchMessages+1), and each body it scanned is the canonical
 // form of that element's body as a JSON parser sees it.
+// Pins D15.
 func FuzzBatchSplit(f *testing.F) {
 	// Pins Q82.
 	for _, s := range []string{
@@ -253,6 +255,7 @@ func FuzzBatchSplit(f *testing.F) {
 // TestScanBatchPastTheLimit: past MaxBatchMessages+1 items the scan keeps
 // nothing more, yet still parses to the end: a syntax error there is the
 // batch's error, and without one the batch has too many items.
+// Pins D14.
 func TestScanBatchPastTheLimit(t *testing.T) {
 	// Pins Q32.
 	p := NewMemoryPlatform()
@@ -274,6 +277,7 @@ func TestScanBatchPastTheLimit(t *testing.T) {
 
 // FuzzSendQueueMessage: no input panics, and what reaches the platform is
 // valid canonical JSON.
+// Pins D18.
 func FuzzSendQueueMessage(f *testing.F) {
 	for _, s := range []string{`{"kind":"page"}`, `{"$句柄":1}`, `1e999`, `{`, `[[[[]]]]`, `"\ud800"`, `{"a":{"$句柄":1},"a":2}`} {
 		f.Add(s, 0)
@@ -349,6 +353,7 @@ func benchScanBatch(b *testing.B, scan func([]byte) ([]batchItem, []byte, error)
 // TestSendContext: a caller's context reaches the platform; one that has
 // ended fails the send as a Failure that wraps its error, and nothing is
 // sent.
+// Pins D19.
 func TestSendContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -380,6 +385,7 @@ func TestSendContext(t *testing.T) {
 
 // TestDelayValue: an item's delaySeconds, as canonical text, is an integer
 // from 0 to 43200; anything else, however long, is not a delay.
+// Pins D16.
 func TestDelayValue(t *testing.T) {
 	// Pins Q23, Q29.
 	for in, want := range map[string]int{"0": 0, "1": 1, "43200": 43200, "43201": -1, "100000": -1, "1234567": -1,

@@ -125,6 +125,7 @@ func percentEncode(s string, set encodeSet) string {
 // hostname, pathname and search, or fail with MsgRequestURL where it is a
 // failure. Entries whose host needs IDNA (not ASCII after percent-decoding)
 // are refused, a documented difference, and counted.
+// Pins D33.
 func TestURLTestDataInputs(t *testing.T) {
 	var entries []json.RawMessage
 	readTestJSON(t, "urltestdata.json", &entries)
@@ -231,6 +232,7 @@ func pairsOf(list []formPair) [][2]string {
 // serializeForm, and get/has through the readers on a URL whose query is the
 // input (the constructor's leading "?" stripped, then percent-encoded as the
 // URL parser's query state does, so "#" and controls stay in the query).
+// Pins D36.
 func TestURLSearchParamsParse(t *testing.T) {
 	// Pins I19, I21.
 	var d searchParamsData
@@ -324,6 +326,7 @@ func delSet(steps [][]string) (set [][2]string, del []string, ok bool) {
 
 // TestURLSearchParamsOperations runs the operations cases made of deletes
 // then sets through InboundSameOriginURL, and through formDelete/formSet.
+// Pins D38.
 func TestURLSearchParamsOperations(t *testing.T) {
 	// Pins I27.
 	var d searchParamsData
@@ -363,6 +366,7 @@ func TestURLSearchParamsOperations(t *testing.T) {
 // TestURLSearchParamsInterplay: for each url_interplay case, the readers on
 // the initial href, and each prefix of steps that is deletes then sets
 // through InboundSameOriginURL (compared without the fragment).
+// Pins D38.
 func TestURLSearchParamsInterplay(t *testing.T) {
 	var d searchParamsData
 	readTestJSON(t, "urlsearchparams.json", &d)
@@ -419,6 +423,7 @@ type sameOriginRow struct {
 	Error *wantError
 }
 
+// TestInboundSameOriginURL pins D38.
 func TestInboundSameOriginURL(t *testing.T) {
 	// Pins I25, I26, I27, I28, I29, I31, I32, I33, I34.
 	var d struct{ Rows []sameOriginRow }
@@ -452,6 +457,7 @@ func TestInboundSameOriginURL(t *testing.T) {
 	t.Logf("%d rows", len(d.Rows))
 }
 
+// TestRequestURL pins D46.
 func TestRequestURL(t *testing.T) {
 	var d struct {
 		Rows []struct {
@@ -523,6 +529,7 @@ func callReader(tb testing.TB, call string, ev Event, arg string) (any, error) {
 var urlReaders = []string{"读取入站方法", "读取入站原路径", "读取入站解码路径", "读取入站来源",
 	"读取入站主机名", "读取入站原查询", "读取入站查询参数", "入站查询参数存在", "构造入站同源网址"}
 
+// TestInboundURLReaders pins D33, D35, D36.
 func TestInboundURLReaders(t *testing.T) {
 	// Pins I1, I2, I3, I4, I5, I8, I10, I12, I13, I14, I15, I18, I19, I20, I21,
 	//   I22, I23, I35, I36, I37.
@@ -738,6 +745,7 @@ func BenchmarkRequestURL(b *testing.B) {
 // TestInboundURLParse: testdata/inbound-url-parse.json, Request.url strings
 // that are not normalised, through NewRequestEvent: the readers answer what
 // new URL(url) gives, or fail with MsgRequestURL.
+// Pins D33.
 func TestInboundURLParse(t *testing.T) {
 	// Pins I3, I23, I35.
 	var d struct {
@@ -789,6 +797,7 @@ var (
 // InboundSameOriginURL builds parses again, with the package's own URL
 // parser, to the same href, so the builder never returns a URL that new
 // URL (under the current URL Standard) would reject.
+// Pins D34.
 func TestSameOriginURLParsesAgain(t *testing.T) {
 	// Pins I29.
 	for _, host := range append(xnRefusedByWorkerd, xnAcceptedByWorkerd...) {

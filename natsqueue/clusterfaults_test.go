@@ -39,6 +39,7 @@ const (
 // going back nor past MaxRetries+1, no message handled more than
 // MaxRetries+1 times, the bounded queue never above its MaxPending, and a
 // new Platform reads exact counters from the cluster. -v logs a summary.
+// Pins D31.
 func TestClusterProcessFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a cluster of processes under faults takes about a minute")

@@ -135,6 +135,7 @@ func sendSome(p *Platform, n int) int {
 // acked, retried and dead-lettered. Afterwards a new Platform reads from
 // the server exactly what happened: Sent the sends that returned nil, and
 // Acked, Retried, DeadLettered and Dropped what the deliveries reported.
+// Pins D31.
 func TestCountersExactUnderServerRestarts(t *testing.T) {
 	srv := newRestartable(t)
 	o := testOptions()

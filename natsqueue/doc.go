@@ -45,8 +45,13 @@
 //     Options.SyncInterval > 0 gives the server's periodic sync instead, at
 //     that interval: faster, and a power loss can lose what was answered
 //     in that window. Where this is not Linux, the strong policy is the
-//     server's sync_interval: always. A cluster at URLs syncs as its servers
-//     are configured.
+//     server's sync_interval: always. A crash of the host process alone
+//     (SIGKILL) loses no answered message under either policy: the server
+//     wrote it before it answered. A cluster at URLs syncs as its servers
+//     are configured; with three replicas a message answered for is stored
+//     by at least two of the three servers, so it survives the loss of any
+//     one machine, and while two of three run the queues keep working, a
+//     new stream leader taking over pending delays and retries.
 //   - Secured clusters: Options.NATS are nats.go options applied after
 //     natsqueue's own (credentials files, nkey seeds, user and password,
 //     tokens, TLS roots, client certificates, a tls.Config with the server

@@ -172,6 +172,7 @@ func startHost(t *testing.T, dir string, send int) *exec.Cmd {
 // after the handler that failed it returned; attempts never go back; no
 // message has attempts past MaxRetries+1, and each is handled at most
 // MaxRetries+1 times plus once per SIGKILL.
+// Pins D31.
 func TestRetriesUnderKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills processes for about 30 s")

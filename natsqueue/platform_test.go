@@ -325,6 +325,7 @@ func TestSendRefused(t *testing.T) {
 // TestReopenKeepsDelayed: a Platform closed with a delayed message pending
 // and opened again on the same directory delivers it, not before it is
 // due, with its ID and send time.
+// Pins D31.
 func TestReopenKeepsDelayed(t *testing.T) {
 	o := storeOptions(t)
 	p := openBound(t, o) // closed by the test

@@ -282,6 +282,7 @@ func (c powerCase) cut(t *testing.T) powerLoss {
 // control, nats-server's periodic sync, loses answered messages: the
 // harness sees a loss, and the test would fail without natsqueue's sync;
 // its loss is the power cut's: killing the host alone loses nothing.
+// Pins D31.
 func TestPowerCut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs hosts whose machine loses power, for about 20 s")
