@@ -58,3 +58,40 @@ func TestHTTPEventPinsAbsoluteFormUserinfo(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPEventPinsAbsoluteFormScheme pins which request targets are in
+// absolute form: a scheme (RFC 3986: a letter, then letters, digits, "+",
+// "-" or "."; any scheme, not only http) followed by "://". The host of the
+// URL is then the target's authority, with the connection's scheme;
+// another target is a path, with the Host header's host. 读取入站主机名:
+// "返回当前请求 URL 的 hostname".
+func TestHTTPEventPinsAbsoluteFormScheme(t *testing.T) {
+	for _, c := range []struct{ target, host, path string }{
+		{"z9+.-://target.example/p", "target.example", "/p"},
+		{"Zz://target.example/p", "target.example", "/p"},
+		{"a0Z://target.example", "target.example", "/"},
+		{"A://target.example/", "target.example", "/"},
+		{"http://target.example", "target.example", "/"},
+		{"9z://target.example/p", "host.example", "/9z://target.example/p"},
+		{"z_://target.example/p", "host.example", "/z_://target.example/p"},
+		{"z{://target.example/p", "host.example", "/z%7B://target.example/p"},
+		{"z[://target.example/p", "host.example", "/z[://target.example/p"},
+		{"z`://target.example/p", "host.example", "/z%60://target.example/p"},
+		{"z/://target.example/p", "host.example", "/z/://target.example/p"},
+		{"z:://target.example/p", "host.example", "/z:://target.example/p"},
+		{"@z://target.example/p", "host.example", "/@z://target.example/p"},
+		{"://target.example/p", "host.example", "/://target.example/p"},
+		{"http:/target.example/p", "host.example", "/http:/target.example/p"},
+		{"a://target.example/x://y", "target.example", "/x://y"},
+	} {
+		r := &http.Request{Method: "GET", RequestURI: c.target, Host: "host.example", URL: &url.URL{Path: "/"}, Header: http.Header{}}
+		ev := HTTPEvent(r)
+		host, err := InboundHostname(ev)
+		checkError(t, err, nil)
+		path, err := InboundRawPath(ev)
+		checkError(t, err, nil)
+		if host != c.host || path != c.path {
+			t.Errorf("%q: hostname %q path %q, want %q %q", c.target, host, path, c.host, c.path)
+		}
+	}
+}
