@@ -3,13 +3,15 @@
 // it is given, runs the package's tests on each, and reports the mutants no
 // test noticed. The mutated files reach the build through `go test
 // -overlay`: the work tree is never written. Most mutants of a file share
-// one build (schema.go); the rest are built one by one. Standard library
-// only.
+// one build (schema.go); the rest are built one by one. The operators are
+// in mutants.go and, those that need types (go/types), in ops.go. Standard
+// library only.
 //
 //	go run ./internal/mutate [-dir natsqueue] [-files a.go,b.go] [-run regexp]
-//	    [-tags t] [-timeout 30s] [-only regexp] [-list]
+//	    [-tags t] [-timeout 30s] [-only regexp] [-list] [-check]
 //
-// Run it from the root module. -dir is the directory of the package whose
+// -check builds each file's schema and runs its tests with none on (the
+// schema compiles and changes nothing). Run it from the root module. -dir is the directory of the package whose
 // files are mutated and whose tests run (default ".", the root package;
 // "natsqueue", a module of its own, is built and tested in its directory);
 // -files are in that directory. Each package has its default files, test
@@ -40,6 +42,7 @@ func main() {
 	timeout := flag.Duration("timeout", 30*time.Second, "go test -timeout for every mutant (a mutant that hangs a test is killed)")
 	only := flag.String("only", "", "test only the mutants whose key matches this regexp")
 	list := flag.Bool("list", false, "list the mutants, run nothing")
+	check := flag.Bool("check", false, "build each file's schema and run its tests with no mutant on, run no mutant")
 	flag.Parse()
 
 	p, ok := pkgs[*dir]
@@ -53,29 +56,47 @@ func main() {
 	if err := os.Chdir(*dir); err != nil {
 		fail(err)
 	}
-	all := selectMutants(strings.Split(cmp.Or(*files, p.files), ","), *only)
+	all := selectMutants(p, existing(strings.Split(cmp.Or(*files, p.files), ",")), *tags, *only)
 	if *list {
 		for _, m := range all {
 			fmt.Println(m.key)
 		}
 		return
 	}
-	r := runner{pkg: p, run: *run, tags: *tags, timeout: *timeout, equivalent: equiv}
+	r := runner{pkg: p, run: *run, tags: *tags, timeout: *timeout, equivalent: equiv, checkOnly: *check}
 	if !r.runAll(all) {
 		os.Exit(1)
 	}
 }
 
+// existing resolves each name a|b of files to the one that exists (the
+// first if none does), so that a file list outlives a rename.
+func existing(files []string) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		alts := strings.Split(f, "|")
+		out[i] = alts[0]
+		for _, a := range alts {
+			if _, err := os.Stat(a); err == nil {
+				out[i] = a
+				break
+			}
+		}
+	}
+	return out
+}
+
 // selectMutants returns the mutants of files (in the package's directory)
-// whose key matches only.
-func selectMutants(files []string, only string) []mutant {
+// whose key matches only; the typed operators see each file in the build
+// its tests run in (tags, or the file's subset's).
+func selectMutants(p pkg, files []string, tags, only string) []mutant {
 	onlyRE, err := regexp.Compile(only)
 	if err != nil {
 		fail(err)
 	}
 	var all []mutant
 	for _, f := range files {
-		ms, err := mutantsOf(f)
+		ms, err := mutantsOf(f, checkedFor(cmp.Or(tags, p.subsets[f].tags)))
 		if err != nil {
 			fail(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"os"
 	"strconv"
 	"strings"
@@ -20,6 +21,7 @@ type mutant struct {
 	// true or false, or a statement removed. The others (+ and -, whose
 	// types only the compiler knows, and constants) are built one by one.
 	schema, stmt bool
+	wrap         wrapKind // how a schema mutant that is not a boolean switches
 	// key names the mutant by file, function, the line's text and the
 	// change, so that it survives edits elsewhere in the file:
 	//   delivery.go againLocked `if m.tries > s.MaxRetries {` > → >= #1
@@ -31,17 +33,20 @@ type mutant struct {
 //     nil), && and ||;
 //   - + and - beside an integer literal (an offset, a count);
 //   - true and false;
-//   - a constant's first integer literal n becomes n+1 (every limit);
+//   - a constant's first integer literal n becomes n+1, and n-1 when n > 0
+//     (every limit);
 //   - a statement of a block removed: a call, an assignment other than :=,
-//     an increment or decrement.
+//     an increment or decrement;
+//   - and the typed operators of ops.go.
 var swaps = map[token.Token]token.Token{
 	token.LSS: token.LEQ, token.LEQ: token.LSS, token.GTR: token.GEQ, token.GEQ: token.GTR,
 	token.EQL: token.NEQ, token.NEQ: token.EQL, token.LAND: token.LOR, token.LOR: token.LAND,
 	token.ADD: token.SUB, token.SUB: token.ADD,
 }
 
-// mutantsOf returns the mutants of file, in source order.
-func mutantsOf(file string) ([]mutant, error) {
+// mutantsOf returns the mutants of file, in source order; c (nil: none) is
+// the checked package in the file's build, for the typed operators.
+func mutantsOf(file string, c *checked) ([]mutant, error) {
 	src, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
@@ -52,6 +57,10 @@ func mutantsOf(file string) ([]mutant, error) {
 		return nil, err
 	}
 	g := gen{file: file, src: src, fset: fset, seen: map[string]int{}}
+	if tf, ok := c.file(file); ok {
+		f, g.fset, g.info, g.pkg, g.ast = tf, c.fset, c.info, c.pkg, tf
+		g.starts, g.defined = scopeStarts(tf, c.info), definedIdents(tf)
+	}
 	for _, d := range f.Decls {
 		g.fn = "(top)"
 		if fd, ok := d.(*ast.FuncDecl); ok {
@@ -70,9 +79,18 @@ type gen struct {
 	fn   string // the declaration being walked
 	seen map[string]int
 	out  []mutant
+	// For the typed operators (info nil: none): the file's checked syntax,
+	// where each local variable's scope starts, and the identifiers on the
+	// left of :=.
+	info    *types.Info
+	pkg     *types.Package
+	ast     *ast.File
+	starts  map[types.Object]token.Pos
+	defined map[*ast.Ident]bool
 }
 
 func (g *gen) visit(n ast.Node) bool {
+	g.typedVisit(n)
 	switch n := n.(type) {
 	case *ast.BinaryExpr:
 		to, ok := swaps[n.Op]
@@ -139,7 +157,7 @@ func (g *gen) binary(n *ast.BinaryExpr, to token.Token) {
 
 func (g *gen) offset(p token.Pos) int { return g.fset.Position(p).Offset }
 
-// constants adds n+1 for the first integer literal of each constant's value.
+// constants adds n+1 (and n-1 when n > 0) for the first integer literal of each constant's value.
 func (g *gen) constants(d *ast.GenDecl) {
 	for _, s := range d.Specs {
 		for _, v := range s.(*ast.ValueSpec).Values {
@@ -159,6 +177,10 @@ func (g *gen) constants(d *ast.GenDecl) {
 			}
 			to := strconv.FormatInt(n+1, 10)
 			g.add(lit.Pos(), len(lit.Value), to, lit.Value+" → "+to)
+			if n > 0 {
+				to = strconv.FormatInt(n-1, 10)
+				g.add(lit.Pos(), len(lit.Value), to, lit.Value+" → "+to)
+			}
 		}
 	}
 }
