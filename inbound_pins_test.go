@@ -12,7 +12,7 @@ import (
 // 语义）". 读取入站标头值 gives "" for it, as for a missing one.
 func TestInboundPinsHeaderWithoutValues(t *testing.T) {
 	h := http.Header{"X-Nil": nil, "X-Empty": {}, "x-lower-nil": nil, "x-lower-empty": {}}
-	ev := NewRequestEvent(KindFetch, "GET", "https://example.com/", h, nil)
+	ev := NewRequestEvent(EventFetch, "GET", "https://example.com/", h, nil)
 	for _, c := range []struct {
 		name   string
 		exists bool
@@ -39,12 +39,12 @@ func TestInboundPinsHeaderWithoutValues(t *testing.T) {
 // sorted key order.
 func TestInboundPinsHeaderSpellingsJoined(t *testing.T) {
 	h := http.Header{"x-a": {"1"}, "X-a": {"2", "3"}}
-	ev := NewRequestEvent(KindFetch, "GET", "https://example.com/", h, nil)
+	ev := NewRequestEvent(EventFetch, "GET", "https://example.com/", h, nil)
 	if v, err := InboundHeader(ev, "X-A"); err != nil || v != "2, 3, 1" {
 		t.Errorf("InboundHeader = %q, %v; want \"2, 3, 1\"", v, err)
 	}
 	h = http.Header{"x-a": {"1"}, "X-A": {"0"}}
-	ev = NewRequestEvent(KindFetch, "GET", "https://example.com/", h, nil)
+	ev = NewRequestEvent(EventFetch, "GET", "https://example.com/", h, nil)
 	if v, err := InboundHeader(ev, "x-a"); err != nil || v != "0" {
 		t.Errorf("InboundHeader with the canonical key = %q, %v; want \"0\"", v, err)
 	}
@@ -82,7 +82,7 @@ func TestInboundPinsQueryNameUSV(t *testing.T) {
 // TestInboundPinsQueryWithoutRequest pins 入站查询参数存在 outside a fetch
 // event: it throws (no request), it does not answer true or false.
 func TestInboundPinsQueryWithoutRequest(t *testing.T) {
-	ev := NewRequestEvent(KindQueue, "GET", "https://example.com/?a=1", nil, nil)
+	ev := NewRequestEvent(EventQueue, "GET", "https://example.com/?a=1", nil, nil)
 	ok, err := InboundQueryParamExists(ev, "a")
 	checkError(t, err, &wantError{"failure", MsgNoRequest})
 	if ok {
