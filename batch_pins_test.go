@@ -11,6 +11,7 @@ import (
 // bodies, what the platform is sent — not on the input texts, which may be
 // longer (escapes, whitespace, "1.0") or shorter ("1e21" is written
 // "1e+21").
+// Pins D14.
 func TestBatchPinsTotalOnCanonicalBodies(t *testing.T) {
 	str := func(n int) string { return `"` + strings.Repeat("a", n) + `"` } // canonical n+2 bytes
 	list := func(elem string, n int) string { return "[" + strings.TrimSuffix(strings.Repeat(elem, n), ",") + "]" }

@@ -147,7 +147,7 @@ func (p *refParser) token(tok json.Token, start int) (*refValue, error) {
 func (p *refParser) top() *refValue { return p.open[len(p.open)-1] }
 
 // push opens a container. The inbound functions bound nesting (syntaxDepthLimit,
-// a decision doc.go records); the queue reports nesting over 24 levels
+// D45); the queue reports nesting over 24 levels
 // ("嵌套不得超过 24 层（数组或对象各算一层）") at the container that passes it.
 func (p *refParser) push(object bool, off int) error {
 	level := len(p.open) + 1

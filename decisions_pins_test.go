@@ -196,31 +196,3 @@ func TestRequestEventKinds(t *testing.T) {
 		}
 	}
 }
-
-// TestGrantJSONStrict pins D20 as far as encoding/json's reading goes: the
-// key "QUEUE" with an array of strings grants them, another key grants
-// nothing, and a value that is not an array of strings is an error. (That
-// a case variant grants nothing is pinned by TestGrantJSONExactKey.)
-func TestGrantJSONStrict(t *testing.T) {
-	for _, tc := range []struct {
-		perm    string
-		granted bool
-		err     bool
-	}{
-		{`{"QUEUE":["PAGE_QUEUE"]}`, true, false},
-		{`{"QUEUE":["OTHER","PAGE_QUEUE"]}`, true, false},
-		{`{"QUEUE":[]}`, false, false},
-		{`{"OTHER":["PAGE_QUEUE"]}`, false, false},
-		{`{"QUEUE":"PAGE_QUEUE"}`, false, true},
-		{`{"QUEUE":[1]}`, false, true},
-		{`{"QUEUE":{"PAGE_QUEUE":true}}`, false, true},
-		{`["PAGE_QUEUE"]`, false, true},
-	} {
-		var b Bindings
-		b.Bind("PAGE_QUEUE", "pages")
-		err := b.GrantJSON(tc.perm)
-		if (err != nil) != tc.err || b.Bound("PAGE_QUEUE") != tc.granted {
-			t.Errorf("%s: error %v, bound %v; want error %v, bound %v", tc.perm, err, b.Bound("PAGE_QUEUE"), tc.err, tc.granted)
-		}
-	}
-}

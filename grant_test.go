@@ -25,6 +25,7 @@ func grantedOf(b *Bindings, names ...string) []string {
 // permission text is {"QUEUE":["PAGE_QUEUE"]}); a key in another case is
 // another permission. A key written with escapes is the same key, as
 // JSON.parse reads it, and a repeated "QUEUE" counts with its last value.
+// Pins D20.
 func TestGrantJSONExactKey(t *testing.T) {
 	for _, c := range []struct {
 		text string
@@ -56,6 +57,7 @@ func TestGrantJSONExactKey(t *testing.T) {
 // TestGrantJSONErrors: a permission text that is not a JSON object, or whose
 // "QUEUE" is not an array of strings, is an error with a fixed text and
 // grants nothing, not even the items that are strings.
+// Pins D20.
 func TestGrantJSONErrors(t *testing.T) {
 	const notObject = "hostbridge: permission text is not a JSON object"
 	const notStrings = `hostbridge: permission "QUEUE" is not an array of strings`

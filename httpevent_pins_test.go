@@ -12,6 +12,7 @@ import (
 // 请求提供正文流 | 空" (读取入站有限正文字节). The method is normalised first
 // (Fetch's "normalize a method"), so "head" and "get" have none either; a
 // POST or an extension method with the same stream has it.
+// Pins D48.
 func TestHTTPEventPinsHeadHasNoBody(t *testing.T) {
 	for _, c := range []struct {
 		method string
@@ -40,6 +41,7 @@ func (readCloser) Close() error { return nil }
 // target's authority after its last "@" (as the URL parser takes it), and
 // the Host header does not replace it (RFC 9112: a server ignores Host for
 // an absolute-form target). 读取入站主机名: "返回当前请求 URL 的 hostname".
+// Pins D46.
 func TestHTTPEventPinsAbsoluteFormUserinfo(t *testing.T) {
 	for _, c := range []struct{ target, host, path string }{
 		{"http://a@b@target.example/p?q", "target.example", "/p"},

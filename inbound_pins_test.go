@@ -37,6 +37,7 @@ func TestInboundPinsHeaderWithoutValues(t *testing.T) {
 // ("名称不区分大小写"), its values joined with ", " as Headers.get joins
 // them, the canonical spelling's first when present and the others in
 // sorted key order.
+// Pins D37.
 func TestInboundPinsHeaderSpellingsJoined(t *testing.T) {
 	h := http.Header{"x-a": {"1"}, "X-a": {"2", "3"}}
 	ev := NewRequestEvent(EventFetch, "GET", "https://example.com/", h, nil)
@@ -55,6 +56,7 @@ func TestInboundPinsHeaderSpellingsJoined(t *testing.T) {
 // maximal ill-formed subpart to U+FFFD) before it is compared with the
 // query's names, which the form parser decodes the same way ("按浏览器 URL
 // 查询参数规则读取第一个同名值，已经百分号解码"). A BOM is not stripped from either.
+// Pins D36.
 func TestInboundPinsQueryNameUSV(t *testing.T) {
 	ev := fetchEvent("https://example.com/?a%FF=1&%EF%BB%BFb=2&c=3")
 	for _, c := range []struct {
@@ -81,6 +83,7 @@ func TestInboundPinsQueryNameUSV(t *testing.T) {
 
 // TestInboundPinsQueryWithoutRequest pins 入站查询参数存在 outside a fetch
 // event: it throws (no request), it does not answer true or false.
+// Pins D32.
 func TestInboundPinsQueryWithoutRequest(t *testing.T) {
 	ev := NewRequestEvent(EventQueue, "GET", "https://example.com/?a=1", nil, nil)
 	ok, err := InboundQueryParamExists(ev, "a")

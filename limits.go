@@ -44,6 +44,6 @@ const (
 	JSONBodyLimit = 2 << 20 // the inbound JSON body, read and canonical, in bytes
 	// I89: "上限 1 至 8388608，即 8 MiB"
 	MaxBoundedJSONLimit = 8 << 20 // the largest limit a bounded JSON read accepts, in bytes
-	// doc.go: inbound JSON nests at most 1000 levels; deeper is status 5.
+	// D45: inbound JSON nests at most 1000 levels; deeper is status 5.
 	MaxJSONDepth = 1000 // nesting of an inbound JSON body
 )

@@ -10,6 +10,7 @@ import (
 // handler holds a batch: Pending counts the messages in flight as well as
 // the waiting ones (QueueStats: Sent = Acked + DeadLettered + Dropped +
 // Pending at any time), InFlight those in the batch, Ready the others.
+// Pins D30.
 func TestMemoryPinsPendingInFlight(t *testing.T) {
 	p := newVirtual(t)
 	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0; s.MaxBatchSize = 2 })
@@ -33,6 +34,7 @@ func TestMemoryPinsPendingInFlight(t *testing.T) {
 // — for a message that arrived with attempts already above 1 (Enqueue, as
 // another producer's redelivered message), not the deliveries from this
 // queue alone.
+// Pins D29.
 func TestMemoryPinsDeadLetterAttempts(t *testing.T) {
 	p := newVirtual(t)
 	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0; s.MaxRetries = 1; s.DeadLetterQueue = "dlq" })
@@ -63,6 +65,7 @@ func TestMemoryPinsDeadLetterAttempts(t *testing.T) {
 // （12 小时）之间", 发送队列消息) — Enqueue stands for another producer, so it
 // clamps rather than fails: below 0 is ready at once, above 43200 is ready
 // after exactly 43200 seconds.
+// Pins D17.
 func TestMemoryPinsEnqueueDelayClamp(t *testing.T) {
 	p := newVirtual(t)
 	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0 })
