@@ -1,4 +1,4 @@
-#!/usr/bin/env bash
+#!/bin/sh
 # hostile.sh: cmd/pagequeue under hostile clients, on loopback, with figures.
 # Builds the host and testdata/hostile, then runs three scenarios, each on a
 # fresh host, and prints what the clients saw and the host's memory
@@ -11,8 +11,9 @@
 #   3. producer flood: 64 clients post pages for 10 s to a consumer that
 #      retries everything after 60 s (the queue fills: 503 + Retry-After).
 #
-# Usage: sh cmd/pagequeue/hostile.sh   (from anywhere; takes about 40 s)
-set -euo pipefail
+# Usage: sh cmd/pagequeue/hostile.sh   (from anywhere, under sh, dash or
+# bash; 74 s on the 2-core VM on 2026-12-02, the idle flood taking most)
+set -eu
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d)
 pid=
