@@ -82,7 +82,7 @@ type Config struct {
 	BatchSize    int           // messages per batch
 	BatchTimeout time.Duration // how long a batch waits to fill
 	Consumers    int           // consumer loops
-	Seed         uint64        // of the failure draws
+	Seed         uint64        // of the failure draws; 0: a random one
 	Limits                     // of the queue and its dead-letter queue
 
 	ReadHeaderTimeout time.Duration // to read a request's headers
@@ -90,7 +90,7 @@ type Config struct {
 	IdleTimeout       time.Duration // a keep-alive connection may wait for its next request
 	ShutdownTimeout   time.Duration // requests in flight may take to finish at shutdown
 	MaxHeaderBytes    int           // of a request's headers
-	MaxConns          int           // connections open at once
+	MaxConns          int           // connections open at once; 0: from the open-file limit (defaultMaxConns)
 
 	// Read by Run from the files above (tests set them directly).
 	Certificate *tls.Certificate // nil: plain HTTP
@@ -126,9 +126,20 @@ func newHost(cfg Config, store Store, log *slog.Logger) (*host, error) {
 		return nil, err
 	}
 	cfg.Consumers = max(cfg.Consumers, 1)
+	if cfg.MaxConns == 0 {
+		cfg.MaxConns = defaultMaxConns(fileLimit())
+	}
+	for cfg.Seed == 0 {
+		cfg.Seed = rand.Uint64()
+	}
 	return &host{store: store, cfg: cfg, log: log, token: tokenSum(cfg.Token), metrics: newMetrics(),
 		rnd: rand.New(rand.NewPCG(cfg.Seed, 1))}, nil
 }
+
+// httpHeaderSlack is what net/http reads of a request's line and headers
+// beyond Server.MaxHeaderBytes before it answers 431 (its bufio slack):
+// serve takes it off, so that MaxHeaderBytes is the exact limit.
+const httpHeaderSlack = 4096
 
 // serve answers HTTP on ln (HTTPS and HTTP/2 with a Certificate), holding at most MaxConns connections, and runs
 // the consumers until ctx ends; then it shuts down (see shutdown) and logs
@@ -141,7 +152,7 @@ func (h *host) serve(ctx context.Context, ln net.Listener) error {
 		ReadHeaderTimeout: h.cfg.ReadHeaderTimeout,
 		ReadTimeout:       h.cfg.ReadTimeout,
 		IdleTimeout:       h.cfg.IdleTimeout,
-		MaxHeaderBytes:    h.cfg.MaxHeaderBytes,
+		MaxHeaderBytes:    h.cfg.MaxHeaderBytes - httpHeaderSlack,
 		ErrorLog:          slog.NewLogLogger(h.log.Handler(), slog.LevelInfo),
 	}
 	consumeCtx, stopConsumers := context.WithCancel(context.Background())
