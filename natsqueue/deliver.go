@@ -268,7 +268,11 @@ func bodyValue(ctype string, data []byte) any {
 // MemoryPlatform does, and reports it. Dead letters are copied first; then
 // the counters are stored, then the retry copies, then the acks and naks
 // sent (see counters for why in that order: a host that dies in between
-// leaves the originals to come back and be counted again).
+// leaves the originals to come back and be counted again). Every ack waits
+// for the server, which removes an R1 stream's message before it answers,
+// and the stream size read before is forgotten: once finish returns,
+// Stats' Pending is what the batch left (the durable host's final line
+// reads it so).
 func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 	r := hostbridge.DeliveryResult{Queue: d.q.name, Outcome: hostbridge.OutcomeOK, Err: d.err, IDs: make([]string, len(d.taken))}
 	if d.err != nil {
@@ -283,7 +287,7 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 		r.IDs[i] = id
 		switch {
 		case !o.Redeliver(d.err, d.s):
-			acts = append(acts, m.Ack)
+			acts = append(acts, p.ackSync(m))
 			r.Acked = append(r.Acked, id)
 		case d.tries[i] > d.s.MaxRetries:
 			acts = append(acts, p.giveUp(d, m, hms[i], &r))
@@ -300,6 +304,7 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 	p.countOutcome(d, &r)
 	acts = append(acts, p.storeRetries(d.q, retries)...)
 	p.apply(d.q, acts)
+	d.q.forgetPending()
 	return r
 }
 
