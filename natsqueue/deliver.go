@@ -313,6 +313,9 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 func (p *Platform) countOutcome(d *delivery, r *hostbridge.DeliveryResult) {
 	var deltas [nCounters]int64
 	deltas[cDelivered] = int64(len(d.taken) + len(d.exhausted))
+	if len(d.taken) > 0 {
+		deltas[cBatches] = 1 // the handler ran
+	}
 	deltas[cAcked], deltas[cRetried] = int64(len(r.Acked)), int64(len(r.Retried))
 	deltas[cDeadLettered], deltas[cDropped] = int64(len(r.DeadLettered)), int64(len(r.Dropped))
 	p.count(d.q, deltas)

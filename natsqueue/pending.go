@@ -111,6 +111,7 @@ func (p *Platform) reserve(ctx context.Context, q *queueState, n int) (release f
 		return nil, err
 	}
 	if pend+q.reserved+int64(n) > limit {
+		p.countOne(q, cRefusedFull, 1)
 		return nil, ErrQueueFull
 	}
 	q.reserved += int64(n)

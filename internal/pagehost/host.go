@@ -200,6 +200,9 @@ func (h *host) shutdown(srv *http.Server) {
 }
 
 // Stats is what GET /stats answers: the queue's counters, then the host's.
+// Every field but Connections and LogDropped survives a restart when the
+// store keeps its counters, as the durable store does (KeptCounts gives
+// Batches and RefusedFull); Connections and LogDropped are this process's.
 type Stats struct {
 	Sent         int64 `json:"sent"`
 	Delivered    int64 `json:"delivered"`
@@ -208,7 +211,7 @@ type Stats struct {
 	DeadLettered int64 `json:"deadLettered"`
 	Dropped      int64 `json:"dropped"`
 	Pending      int64 `json:"pending"`
-	Batches      int64 `json:"batches"`
+	Batches      int64 `json:"batches"` // handed to the consumer loops
 	// DeadLetterQueue is the size of the dead-letter queue now (at most
 	// -max-dead-letters); DeadLetterDiscarded the oldest ones discarded to
 	// keep it so.
@@ -230,6 +233,9 @@ func (h *host) stats() Stats {
 		DeadLettered: q.DeadLettered, Dropped: q.Dropped, Pending: q.Pending, Batches: h.batches.Load(),
 		DeadLetterQueue: d.Pending, DeadLetterDiscarded: d.Dropped, RefusedFull: h.full.Load(),
 	}
+	if k, ok := h.store.(KeptCounts); ok {
+		s.Batches, s.RefusedFull = k.KeptCounts(Queue)
+	}
 	if l := h.conns.Load(); l != nil {
 		s.Connections = l.open()
 	}
@@ -242,6 +248,7 @@ func (h *host) stats() Stats {
 // consume handles one queue event: it reads the batch, then acks each
 // message it handled and retries those it failed.
 func (h *host) consume(ev hostbridge.Event) error {
+	n := h.batches.Add(1)
 	text, err := hostbridge.ReadQueueBatch(ev)
 	if err != nil {
 		return err // the batch fails: the platform redelivers it
@@ -268,7 +275,6 @@ func (h *host) consume(ev hostbridge.Event) error {
 		}
 		acked++
 	}
-	n := h.batches.Add(1)
 	ta, tr := h.acked.Add(int64(acked)), h.retried.Add(int64(retried))
 	q := h.store.Stats(Queue)
 	h.log.Info("batch", "n", n, "messages", len(batch.Messages), "acked", acked, "retried", retried,

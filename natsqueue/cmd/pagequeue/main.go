@@ -22,7 +22,7 @@ import (
 
 // keeps is what the store keeps when the process ends.
 const keeps = "The durable store keeps every message it accepted when the process ends, " +
-	"even by SIGKILL: pending, delayed and retried ones, and the /stats counters " +
+	"even by SIGKILL: pending, delayed and retried ones, and the /stats counters but connections and logDropped " +
 	"(sent may miss the last 50 ms of sends; acked and deadLettered may count a redelivered message twice). " +
 	"A batch in flight comes back after -ack-wait with attempts + 1. " +
 	"-store keeps them in one directory, each page synced to disk before its 202 " +
@@ -93,6 +93,13 @@ func (s store) Send(ctx context.Context, binding string, body []byte, opts hostb
 
 func (s store) SendBatch(ctx context.Context, binding string, msgs []hostbridge.BatchMessage) error {
 	return fullError(s.Platform.SendBatch(ctx, binding, msgs))
+}
+
+// KeptCounts are the batches and full-queue refusals natsqueue keeps, so
+// that /stats' batches and refusedFull survive restarts.
+func (s store) KeptCounts(queue string) (batches, refusedFull int64) {
+	m := s.MoreStats(queue)
+	return m.Batches, m.RefusedFull
 }
 
 // fullError is natsqueue's full queue as the host's.

@@ -241,3 +241,41 @@ func TestFinalLinePending(t *testing.T) {
 		t.Errorf("after the restart %+v; the final line said acked %d, pending %d", s, acked, pending)
 	}
 }
+
+// TestStatsSurviveRestart: every counter of /stats but connections and
+// logDropped survives a restart: batches and refusedFull too. The page is
+// retried a minute later, so nothing moves while the test looks.
+func TestStatsSurviveRestart(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"-store", dir, "-addr", "127.0.0.1:0", "-batch-timeout", "5ms", "-fail", "1", "-retry-delay", "1m", "-max-pending", "1"}
+	cmd, base := startArgs(t, args...)
+	post := func() int {
+		resp, err := http.Post(base+"/pages/one?version=1", "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := post(); code != http.StatusAccepted {
+		t.Fatalf("first page: %d", code)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for stats(t, base).Retried != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("never retried: %+v", stats(t, base))
+		}
+	}
+	if code := post(); code != http.StatusServiceUnavailable {
+		t.Fatalf("second page, queue full: %d", code)
+	}
+	before := stats(t, base)
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	_ = cmd.Wait()
+	_, base = startArgs(t, args...)
+	after := stats(t, base)
+	before.Connections, after.Connections = 0, 0
+	if after != before || after.Batches != 1 || after.RefusedFull != 1 {
+		t.Errorf("after the restart %+v, before %+v", after, before)
+	}
+}
