@@ -33,14 +33,16 @@ func main() { pagehost.Main(program()) }
 
 func program() pagehost.Program {
 	var dir, urls string
-	var ackWait, syncInterval time.Duration
+	var ackWait, syncInterval, natsWait time.Duration
 	var nf natsFlags
+	var opened store
 	return pagehost.Program{
 		Name:  "pagequeue",
 		Keeps: keeps,
 		Flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&dir, "store", "pagequeue-data", "directory of the embedded JetStream server's streams (unused with -nats)")
 			fs.StringVar(&urls, "nats", "", "URLs of an existing NATS JetStream cluster, comma-separated; with more than one, streams have 3 replicas")
+			fs.DurationVar(&natsWait, "nats-wait", 30*time.Second, "how long to wait for the -nats cluster to be ready (a server to connect to, a JetStream leader, room for the streams' replicas) before giving up with exit 1; 0s: try once")
 			fs.DurationVar(&ackWait, "ack-wait", 30*time.Second, "how long a batch taken by a host that died waits before it is delivered again")
 			fs.DurationVar(&syncInterval, "sync-interval", 0, "0: a page is answered once it is synced to disk (-store); above 0: the embedded server syncs every interval, faster, and a power loss can lose what was answered in the last interval")
 			nf.register(fs)
@@ -49,11 +51,13 @@ func program() pagehost.Program {
 			return pagehost.CheckRanges(fs, []pagehost.FlagRange{
 				{Flag: "ack-wait", Bad: ackWait <= 0, Want: "more than 0s"},
 				{Flag: "sync-interval", Bad: syncInterval < 0, Want: "0s or more"},
+				{Flag: "nats-wait", Bad: natsWait < 0, Want: "0s or more"},
 				{Flag: "store-port", Bad: nf.port < 0 || nf.port > 65535, Want: "0 to 65535"},
 			})
 		},
 		Open: func() (pagehost.Store, error) {
-			o := natsqueue.Options{StoreDir: dir, AckWait: ackWait, SyncInterval: syncInterval, Port: nf.port, PortUser: nf.portUser}
+			o := natsqueue.Options{StoreDir: dir, AckWait: ackWait, SyncInterval: syncInterval, ReadyWait: natsWait,
+				Port: nf.port, PortUser: nf.portUser}
 			var err error
 			if o.PortPassword, err = nf.portPassword(); err != nil {
 				return nil, err
@@ -61,14 +65,30 @@ func program() pagehost.Program {
 			if o.NATS, err = nf.options(); err != nil {
 				return nil, err
 			}
-			return open(o, urls)
+			s, err := open(o, urls)
+			if err != nil {
+				return nil, err
+			}
+			opened = s
+			return s, nil
 		},
+		Describe: func() []any { return describe(opened.Platform, urls != "") },
 	}
+}
+
+// describe is the listening line's account of the store: embedded or a
+// cluster, where (its directory, or URLs without credentials), and when
+// what it accepts reaches the disk.
+func describe(p *natsqueue.Platform, cluster bool) []any {
+	if cluster {
+		return []any{"store", "nats", "urls", p.Where(), "sync", p.SyncPolicy()}
+	}
+	return []any{"store", "embedded", "dir", p.Where(), "sync", p.SyncPolicy()}
 }
 
 // open opens the store: on the cluster at urls, else embedded on
 // o.StoreDir.
-func open(o natsqueue.Options, urls string) (pagehost.Store, error) {
+func open(o natsqueue.Options, urls string) (store, error) {
 	if urls != "" {
 		o.URLs = strings.Split(urls, ",")
 		if len(o.URLs) > 1 {
@@ -77,7 +97,7 @@ func open(o natsqueue.Options, urls string) (pagehost.Store, error) {
 	}
 	p, err := natsqueue.Open(o)
 	if err != nil {
-		return nil, err
+		return store{}, err
 	}
 	p.Bind(pagehost.Binding, pagehost.Queue)
 	p.Grant(pagehost.Binding)

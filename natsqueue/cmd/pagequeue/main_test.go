@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -277,5 +278,46 @@ func TestStatsSurviveRestart(t *testing.T) {
 	before.Connections, after.Connections = 0, 0
 	if after != before || after.Batches != 1 || after.RefusedFull != 1 {
 		t.Errorf("after the restart %+v, before %+v", after, before)
+	}
+}
+
+// TestUnreachableCluster: -nats to a server that is not there ends with
+// exit 1 and an error naming the URL, its credentials left out; with
+// -nats-wait above 0s it tries for that long and says the cluster is not
+// ready.
+func TestUnreachableCluster(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	for _, c := range []struct{ wait, want string }{
+		{"0s", `err="natsqueue: connect to nats://xxxxx@` + addr + `: nats: no servers available for connection"`},
+		{"1s", `err="natsqueue: the cluster at nats://xxxxx@` + addr + ` is not ready after 1s: waited for a server to connect to, a JetStream leader and servers for each stream's replicas (1); last: nats: no servers available for connection"`},
+	} {
+		cmd := exec.Command(os.Args[0], "-nats", "nats://app:s3cret@"+addr, "-nats-wait", c.wait, "-addr", "127.0.0.1:0")
+		cmd.Env = append(os.Environ(), "PAGEQUEUE_MAIN=1")
+		out, _ := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(string(out), c.want) || strings.Contains(string(out), "s3cret") {
+			t.Errorf("-nats-wait %s: exit %d\n%s", c.wait, code, out)
+		}
+	}
+}
+
+// TestListeningLineStore: the durable host's first line names its store,
+// where it is and its sync policy.
+func TestListeningLineStore(t *testing.T) {
+	dir := t.TempDir()
+	for policy, want := range map[string]string{
+		"0":  ` store=embedded dir=` + dir + ` sync="before each answer" `,
+		"2m": ` store=embedded dir=` + dir + ` sync="every 2m0s" `,
+	} {
+		cmd, _, _, line := startLog(t, "-store", dir, "-addr", "127.0.0.1:0", "-sync-interval", policy)
+		if !strings.Contains(line, want) {
+			t.Errorf("-sync-interval %s: %s", policy, line)
+		}
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		_ = cmd.Wait()
 	}
 }
