@@ -18,6 +18,8 @@ import (
 	"hostbridge"
 	"hostbridge/internal/pagehost"
 	"hostbridge/natsqueue"
+
+	"github.com/nats-io/nats.go"
 )
 
 // keeps is what the store keeps when the process ends.
@@ -35,6 +37,8 @@ func program() pagehost.Program {
 	var dir, urls string
 	var ackWait, syncInterval, natsWait time.Duration
 	var nf natsFlags
+	var natsOpts []nats.Option
+	var portPassword string
 	var opened store
 	return pagehost.Program{
 		Name:  "pagequeue",
@@ -47,24 +51,24 @@ func program() pagehost.Program {
 			fs.DurationVar(&syncInterval, "sync-interval", 0, "0: a page is answered once it is synced to disk (-store); above 0: the embedded server syncs every interval, faster, and a power loss can lose what was answered in the last interval")
 			nf.register(fs)
 		},
-		Check: func(fs *flag.FlagSet) error {
-			return pagehost.CheckRanges(fs, []pagehost.FlagRange{
+		Check: func(fs *flag.FlagSet) (err error) {
+			err = pagehost.CheckRanges(fs, []pagehost.FlagRange{
 				{Flag: "ack-wait", Bad: ackWait <= 0, Want: "more than 0s"},
 				{Flag: "sync-interval", Bad: syncInterval < 0, Want: "0s or more"},
 				{Flag: "nats-wait", Bad: natsWait < 0, Want: "0s or more"},
 				{Flag: "store-port", Bad: nf.port < 0 || nf.port > 65535, Want: "0 to 65535"},
 			})
+			if err == nil {
+				portPassword, err = nf.portPassword()
+			}
+			if err == nil {
+				natsOpts, err = nf.options() // the files they name read now: a usage error, exit 2
+			}
+			return err
 		},
 		Open: func() (pagehost.Store, error) {
 			o := natsqueue.Options{StoreDir: dir, AckWait: ackWait, SyncInterval: syncInterval, ReadyWait: natsWait,
-				Port: nf.port, PortUser: nf.portUser}
-			var err error
-			if o.PortPassword, err = nf.portPassword(); err != nil {
-				return nil, err
-			}
-			if o.NATS, err = nf.options(); err != nil {
-				return nil, err
-			}
+				Port: nf.port, PortUser: nf.portUser, PortPassword: portPassword, NATS: natsOpts}
 			s, err := open(o, urls)
 			if err != nil {
 				return nil, err
