@@ -26,8 +26,10 @@
 // compared by its SHA-256, in constant time. -tls-cert and -tls-key serve
 // HTTPS, and HTTP/2 with it; plain HTTP on an address that is not loopback
 // is refused unless -insecure-addr says it is meant, since a token would
-// cross the network in clear. Every flag out of its range is refused with
-// exit 2 and a message naming the flag and the range.
+// cross the network in clear. Every flag whose value is not in its form
+// or out of its range, a port above 65535 and a stray argument are refused
+// before anything listens, with exit 2, one line naming the flag and what
+// it wants, and one pointing to -h.
 //
 // /stats' connections is the connections open now, the one the request
 // came on included: a lone curl sees 1. A connection counts from the

@@ -67,8 +67,10 @@ func Main(p Program) {
 
 // Run parses args, opens the store and serves until ctx ends, logging to
 // stderr; it returns the process's exit code: 2 for a flag that does not
-// parse, is out of range or names a file that cannot be used (the message
-// names the flag), 1 when the host fails, else 0.
+// parse, is out of range or names a file that cannot be used, or a stray
+// argument (one line names the flag and what it wants, one points to -h),
+// 1 when the host fails, else 0 (SIGINT and SIGTERM included). -h prints
+// the usage and returns 0.
 func (p Program) Run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs, cfg := p.flagSet()
 	err := p.parse(fs, cfg, args)

@@ -6,6 +6,10 @@
 // natsqueue, whose counters live in JetStream and survive restarts.
 //
 //	cd natsqueue && go run ./cmd/pagequeue [-store pagequeue-data | -nats nats://…] [-addr 127.0.0.1:8787]
+//
+// With -nats it waits up to -nats-wait (30s) for a cluster just started to
+// be ready; its first log line names the store, where it is and its sync
+// policy.
 package main
 
 import (
