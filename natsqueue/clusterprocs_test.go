@@ -47,6 +47,18 @@ func buildNatsServer(t *testing.T) string {
 // place an R3 stream.
 func startProcCluster(t *testing.T) *procCluster {
 	t.Helper()
+	c := newProcCluster(t)
+	for i := range c.args {
+		c.start(i)
+	}
+	c.observe()
+	c.waitHealthy()
+	return c
+}
+
+// newProcCluster configures the three servers; none is started.
+func newProcCluster(t *testing.T) *procCluster {
+	t.Helper()
 	const n = 3
 	ports := freePorts(t, 2*n)
 	routes := routeURLs(ports[n:])
@@ -59,18 +71,19 @@ func startProcCluster(t *testing.T) *procCluster {
 		c.urls = append(c.urls, fmt.Sprintf("nats://127.0.0.1:%d", ports[i]))
 	}
 	t.Cleanup(c.killAll)
-	for i := range n {
-		c.start(i)
-	}
+	return c
+}
+
+// observe connects the observer, which waits for a server to answer.
+func (c *procCluster) observe() {
+	c.t.Helper()
 	nc, err := nats.Connect(strings.Join(c.urls, ","), nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond), nats.RetryOnFailedConnect(true))
 	if err != nil {
-		t.Fatal(err)
+		c.t.Fatal(err)
 	}
-	t.Cleanup(nc.Close)
+	c.t.Cleanup(nc.Close)
 	c.nc = nc
 	c.js, _ = jetstream.New(nc)
-	c.waitHealthy()
-	return c
 }
 
 // start runs node i's process (again, on the same directory and ports).
@@ -177,5 +190,34 @@ func (c *procCluster) waitHealthy(streams ...string) {
 			c.t.Fatalf("cluster not healthy after 60 s: %v", err)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestOpenWaitsForCluster: with ReadyWait, Open right after the servers
+// start (the cluster recipe) waits until the cluster can place streams of
+// three replicas, then works; with one server of three up it gives up
+// after ReadyWait, saying the cluster is not ready and what it waited for.
+func TestOpenWaitsForCluster(t *testing.T) {
+	c := newProcCluster(t)
+	c.start(0)
+	begin := time.Now()
+	_, err := Open(Options{URLs: c.urls, Replicas: 3, Timeout: time.Second, ReadyWait: 2 * time.Second})
+	want := "natsqueue: the cluster at " + strings.Join(c.urls, ",") + " is not ready after 2s: waited for a server to connect to, a JetStream leader and servers for each stream's replicas (3); last: "
+	if err == nil || !strings.HasPrefix(err.Error(), want) || time.Since(begin) < 2*time.Second {
+		t.Errorf("one server of three: %v after %v", err, time.Since(begin))
+	}
+	c.start(1)
+	c.start(2)
+	p, err := Open(Options{URLs: c.urls, Replicas: 3, Timeout: 5 * time.Second, ReadyWait: time.Minute})
+	if err != nil {
+		t.Fatalf("three servers just started: %v", err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	t.Logf("ready %v after the servers started", time.Since(begin))
+	p.Bind("Q", "q")
+	p.Grant("Q")
+	send(t, p, `1`, 0)
+	if s := p.Stats("q"); s.Sent != 1 {
+		t.Errorf("stats %+v", s)
 	}
 }

@@ -268,7 +268,11 @@ func bodyValue(ctype string, data []byte) any {
 // MemoryPlatform does, and reports it. Dead letters are copied first; then
 // the counters are stored, then the retry copies, then the acks and naks
 // sent (see counters for why in that order: a host that dies in between
-// leaves the originals to come back and be counted again).
+// leaves the originals to come back and be counted again). Every ack waits
+// for the server, which removes an R1 stream's message before it answers,
+// and the stream size read before is forgotten: once finish returns,
+// Stats' Pending is what the batch left (the durable host's final line
+// reads it so).
 func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 	r := hostbridge.DeliveryResult{Queue: d.q.name, Outcome: hostbridge.OutcomeOK, Err: d.err, IDs: make([]string, len(d.taken))}
 	if d.err != nil {
@@ -283,7 +287,7 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 		r.IDs[i] = id
 		switch {
 		case !o.Redeliver(d.err, d.s):
-			acts = append(acts, m.Ack)
+			acts = append(acts, p.ackSync(m))
 			r.Acked = append(r.Acked, id)
 		case d.tries[i] > d.s.MaxRetries:
 			acts = append(acts, p.giveUp(d, m, hms[i], &r))
@@ -300,6 +304,7 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 	p.countOutcome(d, &r)
 	acts = append(acts, p.storeRetries(d.q, retries)...)
 	p.apply(d.q, acts)
+	d.q.forgetPending()
 	return r
 }
 
@@ -308,6 +313,9 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 func (p *Platform) countOutcome(d *delivery, r *hostbridge.DeliveryResult) {
 	var deltas [nCounters]int64
 	deltas[cDelivered] = int64(len(d.taken) + len(d.exhausted))
+	if len(d.taken) > 0 {
+		deltas[cBatches] = 1 // the handler ran
+	}
 	deltas[cAcked], deltas[cRetried] = int64(len(r.Acked)), int64(len(r.Retried))
 	deltas[cDeadLettered], deltas[cDropped] = int64(len(r.DeadLettered)), int64(len(r.Dropped))
 	p.count(d.q, deltas)

@@ -45,9 +45,7 @@ func (p *Platform) SetLimits(queue string, maxPending, maxMsgs int) error {
 // discarded to keep within its bound, which is being lifted: Stats finds
 // them only while q is bounded.
 func (p *Platform) keepDiscarded(q *queueState) {
-	q.pmu.Lock()
-	q.pendingAt = time.Time{} // the stream's size now
-	q.pmu.Unlock()
+	q.forgetPending()
 	var d [nCounters]int64
 	d[cDropped] = p.Stats(q.name).Dropped - q.counts[cDropped].Load()
 	if d[cDropped] > 0 {
@@ -56,6 +54,13 @@ func (p *Platform) keepDiscarded(q *queueState) {
 }
 
 type queueLimits struct{ maxPending, maxMsgs int64 }
+
+// forgetPending makes the next pending read q's stream size again.
+func (q *queueState) forgetPending() {
+	q.pmu.Lock()
+	q.pendingAt = time.Time{}
+	q.pmu.Unlock()
+}
 
 // pendingCache is how long a queue's stream size is reused.
 const pendingCache = 100 * time.Millisecond
@@ -106,6 +111,7 @@ func (p *Platform) reserve(ctx context.Context, q *queueState, n int) (release f
 		return nil, err
 	}
 	if pend+q.reserved+int64(n) > limit {
+		p.countOne(q, cRefusedFull, 1)
 		return nil, ErrQueueFull
 	}
 	q.reserved += int64(n)

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"hostbridge"
 )
@@ -116,5 +117,36 @@ func TestMaxPendingAfterFailedSend(t *testing.T) {
 	err := p.Send(context.Background(), "Q", []byte(`3`), hostbridge.SendOptions{ContentType: "json"})
 	if n := streamMsgs(t, p, "q"); !errors.Is(err, ErrQueueFull) || n != 2 {
 		t.Errorf("third send: %v; the stream holds %d messages, the bound is 2", err, n)
+	}
+}
+
+// TestPendingExactAfterBatch: once Deliver returns, Stats' Pending is what
+// the batch left on the embedded store, at once: the acks are confirmed by
+// the server (which removes an R1 stream's message before it answers), and
+// a stream size read while the batch was in flight is not reused. (The
+// durable host's final line reads it right after its last batch.)
+func TestPendingExactAfterBatch(t *testing.T) {
+	p := openSingle(t)
+	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchSize, s.MaxBatchTimeout = 3, 0 })
+	for i := range 3 {
+		send(t, p, fmt.Sprint(i), 0)
+	}
+	for round := range 3 {
+		deliverWithin(t, p, "q", 5*time.Second, func(ev hostbridge.Event) error {
+			if s := p.Stats("q"); s.Pending != int64(3-round) { // read while the batch is in flight: cached
+				t.Errorf("round %d: in flight, pending %d, want %d", round, s.Pending, 3-round)
+			}
+			for i := range ev.Batch().Messages() {
+				if i < 1 || round == 2 {
+					_ = hostbridge.AckQueueMessage(ev, i)
+				} else {
+					_ = hostbridge.RetryQueueMessage(ev, i, 0)
+				}
+			}
+			return nil
+		})
+		if s, want := p.Stats("q"), map[int]int64{0: 2, 1: 1, 2: 0}[round]; s.Pending != want {
+			t.Errorf("round %d: after the batch, pending %d, want %d", round, s.Pending, want)
+		}
 	}
 }

@@ -38,6 +38,13 @@ type Options struct {
 	// Timeout bounds every call to the server: a send that gets no answer
 	// within it fails with the platform's reason (default 5 s).
 	Timeout time.Duration
+	// ReadyWait, above 0, is how long Open waits for the cluster at URLs to
+	// be ready, trying again every 250 ms: a server to connect to, a
+	// JetStream leader, and room to place a stream of Replicas copies (a
+	// cluster just started has none of them for a few seconds). 0 (the
+	// default): Open tries once to connect, and the first stream request
+	// fails while the cluster is not ready.
+	ReadyWait time.Duration
 
 	// SyncInterval is the embedded server's durability. 0 (the default):
 	// a send is answered only after a sync of the store that started after
@@ -173,7 +180,7 @@ func (o Options) withDefaults() (Options, error) {
 // version and, for the embedded server, waits until JetStream answers.
 func (p *Platform) connect() error {
 	if len(p.opts.URLs) > 0 {
-		return p.dial(strings.Join(p.opts.URLs, ","), secured(p.opts.URLs, p.opts.NATS))
+		return p.connectCluster()
 	}
 	e, err := startEmbedded(p.opts)
 	if err != nil {
@@ -197,7 +204,11 @@ func (p *Platform) dial(url string, extra []nats.Option) error {
 		nats.Timeout(p.opts.Timeout), nats.Name("hostbridge natsqueue")}, extra...)
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
-		return fmt.Errorf("natsqueue: connect: %w", err)
+		name := "the embedded server"
+		if url != "" {
+			name = redactURLs(strings.Split(url, ","))
+		}
+		return fmt.Errorf(msgConnect, name, err)
 	}
 	p.nc = nc
 	if err := checkVersion(nc.ConnectedServerVersion()); err != nil {

@@ -39,10 +39,12 @@ const (
 	cRetried
 	cDeadLettered
 	cDropped
+	cBatches     // batches handed to a handler (Deliver)
+	cRefusedFull // sends refused with ErrQueueFull
 	nCounters
 )
 
-var counterNames = [nCounters]string{"sent", "delivered", "acked", "retried", "deadLettered", "dropped"}
+var counterNames = [nCounters]string{"sent", "delivered", "acked", "retried", "deadLettered", "dropped", "batches", "refusedFull"}
 
 // counters are one queue's counters: what the stream had when the queue was
 // opened plus what this Platform added.
@@ -151,6 +153,27 @@ func (p *Platform) Stats(queue string) hostbridge.QueueStats {
 	return s
 }
 
+// MoreStats are a queue's counters that hostbridge.QueueStats has no field
+// for, kept in JetStream as the others are (see counters): Batches is the
+// batches Deliver handed to a handler (a batch delivered again after a host
+// crash counts again), RefusedFull the sends and batches refused with
+// ErrQueueFull.
+type MoreStats struct {
+	Batches     int64
+	RefusedFull int64
+}
+
+// MoreStats returns queue's counters beyond Stats (zeros while the server
+// cannot be reached and nothing was counted).
+func (p *Platform) MoreStats(queue string) MoreStats {
+	q, err := p.ensureQueue(context.Background(), queue)
+	if err != nil {
+		p.log().Warn("natsqueue: stats", "queue", queue, "err", err)
+		return MoreStats{}
+	}
+	return MoreStats{Batches: q.counts[cBatches].Load(), RefusedFull: q.counts[cRefusedFull].Load()}
+}
+
 // count adds deltas to q's counters here and to those the next flush
 // stores on the server.
 func (p *Platform) count(q *queueState, deltas [nCounters]int64) {
@@ -163,10 +186,13 @@ func (p *Platform) count(q *queueState, deltas [nCounters]int64) {
 }
 
 // countSent counts n messages stored on q; the flusher stores the count.
-func (p *Platform) countSent(q *queueState, n int) {
+func (p *Platform) countSent(q *queueState, n int) { p.countOne(q, cSent, n) }
+
+// countOne adds n to q's counter c; the flusher stores the count.
+func (p *Platform) countOne(q *queueState, c, n int) {
 	if n > 0 {
 		var d [nCounters]int64
-		d[cSent] = int64(n)
+		d[c] = int64(n)
 		p.count(q, d)
 	}
 }

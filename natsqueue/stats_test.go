@@ -119,3 +119,33 @@ func TestUntilRespondersStopsAtDeadline(t *testing.T) {
 		t.Fatalf("got %v after %d tries, want ErrNoResponders after 1", err, tries)
 	}
 }
+
+// TestMoreStatsSurviveReopen: the batches handed to a handler and the
+// sends refused with ErrQueueFull are kept in JetStream as the other
+// counters are: a Platform opened again on the same directory reports
+// them (the durable host's /stats batches and refusedFull).
+func TestMoreStatsSurviveReopen(t *testing.T) {
+	o := storeOptions(t)
+	p := openBound(t, o) // closed by the test
+	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
+	if err := p.SetLimits("q", 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	send(t, p, `1`, 0)
+	if err := p.Send(context.Background(), "Q", []byte(`2`), hostbridge.SendOptions{ContentType: "json"}); !errors.Is(err, ErrQueueFull) {
+		t.Fatalf("second send: %v", err)
+	}
+	if err := p.SendBatch(context.Background(), "Q", []hostbridge.BatchMessage{{Body: []byte(`3`)}}); !errors.Is(err, ErrQueueFull) {
+		t.Fatalf("batch: %v", err)
+	}
+	deliverWithin(t, p, "q", 5*time.Second, func(hostbridge.Event) error { return nil })
+	want := MoreStats{Batches: 1, RefusedFull: 2}
+	if s := p.MoreStats("q"); s != want {
+		t.Errorf("MoreStats %+v, want %+v", s, want)
+	}
+	_ = p.Close()
+	p = openWith(t, o)
+	if s := p.MoreStats("q"); s != want {
+		t.Errorf("after reopening: MoreStats %+v, want %+v", s, want)
+	}
+}

@@ -57,7 +57,7 @@ mem
 stop
 
 echo "== 3. producer flood, consumer retrying everything after 60 s"
-host 20000 -fail 1 -retry-delay 60 -max-pending 10000
+host 20000 -fail 1 -retry-delay 60s -max-pending 10000
 "$tmp/hostile" -addr "$addr" -mode flood -c 64 -for 10s
 echo "after: $(curl -s "http://$addr/stats")"
 mem

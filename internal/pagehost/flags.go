@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"strconv"
 	"time"
 
 	"hostbridge"
@@ -19,7 +20,7 @@ import (
 // ConsumerSettings' ranges, Cloudflare Queues' limits).
 const (
 	maxConsumers      = 100     // consumer loops: goroutines, each holding a batch at most
-	minHeaderBytes    = 1 << 10 // a request line and a few headers
+	minHeaderBytes    = 8 << 10 // a request line and a few headers; more than net/http's slack (httpHeaderSlack)
 	maxHeaderBytesCap = 1 << 20 // net/http's own default
 	maxTokenBytes     = 4 << 10 // of a -token-file
 )
@@ -28,6 +29,9 @@ const (
 const (
 	msgFlagRange   = "invalid value %q for flag -%s: want %s"
 	msgFlagAddr    = "invalid value %q for flag -addr: %v"
+	msgFlagPort    = "invalid value %q for flag -addr: want host:port with a port from 0 to 65535"
+	msgFlagArgs    = "unexpected argument %q: %s takes flags only"
+	msgFlagHint    = "%s -h lists the flags and their forms."
 	msgFlagExposed = "flag -addr %q is not a loopback address: serve HTTPS there (-tls-cert and -tls-key), or add -insecure-addr if plain HTTP is meant"
 	msgFlagTLSPair = "flags -tls-cert and -tls-key go together: give both or neither"
 	msgFlagTLSLoad = "flags -tls-cert %q and -tls-key %q: %v"
@@ -45,20 +49,21 @@ func flags(fs *flag.FlagSet) *Config {
 	fs.BoolVar(&cfg.InsecureAddr, "insecure-addr", false, "serve plain HTTP on an -addr that is not loopback")
 	fs.StringVar(&cfg.TokenFile, "token-file", "", "file holding a bearer token: every request must then send it (Authorization: Bearer <token>); without it every route is open to whoever reaches -addr")
 	fs.Float64Var(&cfg.Fail, "fail", 0, "share of messages the consumer fails and retries (0 to 1)")
-	fs.IntVar(&cfg.RetryDelay, "retry-delay", 1, "retry delay in seconds (0 to 43200; 0: the queue's default)")
+	cfg.RetryDelay = 1
+	fs.Var(&secondsValue{n: &cfg.RetryDelay}, "retry-delay", "delay of the consumer's retries, in whole seconds: a duration such as 30s, or a bare number of seconds as before (0s to 12h; 0: the queue's default)")
 	fs.IntVar(&cfg.MaxRetries, "max-retries", 3, "retries before a message is dead-lettered (0 to 100)")
 	fs.IntVar(&cfg.BatchSize, "batch-size", 10, "messages per batch (1 to 100)")
 	fs.DurationVar(&cfg.BatchTimeout, "batch-timeout", time.Second, "how long a batch waits to fill (0s to 1m; Cloudflare's default is 5s)")
 	fs.IntVar(&cfg.Consumers, "consumers", 2, "consumer loops (1 to 100)")
-	fs.Uint64Var(&cfg.Seed, "seed", uint64(time.Now().UnixNano()), "seed of the failure draws")
+	fs.Uint64Var(&cfg.Seed, "seed", 0, "seed of the failure draws (0: a random one; the listening line gives the seed used)")
 	fs.IntVar(&cfg.MaxPending, "max-pending", 10000, "messages pending on the queue at most (1 or more); past it producers get 503 with Retry-After (each message is at most 128 KB)")
 	fs.IntVar(&cfg.MaxDeadLetters, "max-dead-letters", 1000, "messages kept on the dead-letter queue (1 or more); past it the oldest are discarded")
 	fs.DurationVar(&cfg.ReadHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read a request's headers (more than 0s)")
 	fs.DurationVar(&cfg.ReadTimeout, "read-timeout", 30*time.Second, "time to read a whole request, body included (more than 0s; a slower body gets 408)")
 	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", 30*time.Second, "time a keep-alive connection may wait for its next request (more than 0s)")
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 10*time.Second, "time requests in flight get to finish at shutdown before their connections are closed (0s or more)")
-	fs.IntVar(&cfg.MaxHeaderBytes, "max-header-bytes", 16<<10, "size of a request's headers at most (1024 to 1048576; 431 past it)")
-	fs.IntVar(&cfg.MaxConns, "max-conns", defaultMaxConns(fileLimit()), "connections open at once (1 or more); more wait in the kernel's queue (default: the open-file limit less an eighth, at most 10000)")
+	fs.IntVar(&cfg.MaxHeaderBytes, "max-header-bytes", 16<<10, "bytes of a request's line and headers at most, line breaks included (8192 to 1048576; HTTP/1.1 past it gets 431)")
+	fs.IntVar(&cfg.MaxConns, "max-conns", 0, "connections open at once; more wait in the kernel's queue (0: the open-file limit less an eighth, at most 10000; the listening line gives the number)")
 	return cfg
 }
 
@@ -67,7 +72,7 @@ func flags(fs *flag.FlagSet) *Config {
 func (c *Config) check(fs *flag.FlagSet) error {
 	err := CheckRanges(fs, []FlagRange{
 		{"fail", !(c.Fail >= 0 && c.Fail <= 1), "0 to 1"}, // NaN too
-		{"retry-delay", c.RetryDelay < 0 || c.RetryDelay > hostbridge.MaxDelaySeconds, "0 to 43200 (seconds)"},
+		{"retry-delay", c.RetryDelay < 0 || c.RetryDelay > hostbridge.MaxDelaySeconds, "0s to 12h (whole seconds)"},
 		{"max-retries", c.MaxRetries < 0 || c.MaxRetries > 100, "0 to 100"},
 		{"batch-size", c.BatchSize < 1 || c.BatchSize > 100, "1 to 100"},
 		{"batch-timeout", c.BatchTimeout < 0 || c.BatchTimeout > time.Minute, "0s to 1m0s"},
@@ -78,8 +83,8 @@ func (c *Config) check(fs *flag.FlagSet) error {
 		{"read-timeout", c.ReadTimeout <= 0, "more than 0s"},
 		{"idle-timeout", c.IdleTimeout <= 0, "more than 0s"},
 		{"shutdown-timeout", c.ShutdownTimeout < 0, "0s or more"},
-		{"max-header-bytes", c.MaxHeaderBytes < minHeaderBytes || c.MaxHeaderBytes > maxHeaderBytesCap, "1024 to 1048576"},
-		{"max-conns", c.MaxConns < 1, "1 or more"},
+		{"max-header-bytes", c.MaxHeaderBytes < minHeaderBytes || c.MaxHeaderBytes > maxHeaderBytesCap, "8192 to 1048576"},
+		{"max-conns", c.MaxConns < 0, "0 or more (0: from the open-file limit)"},
 	})
 	if err != nil {
 		return err
@@ -112,9 +117,12 @@ func (c *Config) checkAddr() error {
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return errors.New(msgFlagTLSPair)
 	}
-	host, _, err := net.SplitHostPort(c.Addr)
+	host, port, err := net.SplitHostPort(c.Addr)
 	if err != nil {
 		return fmt.Errorf(msgFlagAddr, c.Addr, err)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil && port != "" { // "": any port, as 0
+		return fmt.Errorf(msgFlagPort, c.Addr)
 	}
 	if c.TLSCert == "" && !c.InsecureAddr && !loopback(host) {
 		return fmt.Errorf(msgFlagExposed, c.Addr)

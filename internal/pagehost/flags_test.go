@@ -3,9 +3,7 @@ package pagehost
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,19 +11,47 @@ import (
 )
 
 // parseFlags parses args as the host's flags and checks them: the error
-// check returns, or "".
+// parse returns, or "".
 func parseFlags(t *testing.T, args ...string) string {
 	t.Helper()
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	cfg := flags(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatalf("%v: %v", args, err)
-	}
-	if err := cfg.check(fs); err != nil {
+	p := Program{Name: "pagequeue"}
+	fs, cfg := p.flagSet()
+	if err := p.parse(fs, cfg, args); err != nil {
 		return err.Error()
 	}
 	return ""
+}
+
+// TestFlagForms: a value that does not parse is refused with a message
+// naming the flag and the form it wants, not the flag package's "parse
+// error"; -retry-delay takes a duration in whole seconds or, as it did
+// first, a bare number of seconds; a stray argument is refused.
+func TestFlagForms(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-batch-timeout", "5"}, `invalid value "5" for flag -batch-timeout: want a duration such as 30s, 500ms or 2m`},
+		{[]string{"-read-timeout", "soon"}, `invalid value "soon" for flag -read-timeout: want a duration such as 30s, 500ms or 2m`},
+		{[]string{"-retry-delay", "1.5s"}, `invalid value "1.5s" for flag -retry-delay: want whole seconds: a duration such as 30s or 2m, or a number of seconds`},
+		{[]string{"-retry-delay", "soon"}, `invalid value "soon" for flag -retry-delay: want whole seconds: a duration such as 30s or 2m, or a number of seconds`},
+		{[]string{"-batch-size", "ten"}, `invalid value "ten" for flag -batch-size: want an integer`},
+		{[]string{"-seed", "-1"}, `invalid value "-1" for flag -seed: want an integer, 0 or more`},
+		{[]string{"-fail", "half"}, `invalid value "half" for flag -fail: want a number`},
+		{[]string{"extra"}, `unexpected argument "extra": pagequeue takes flags only`},
+		{[]string{"-fail", "0.5", "extra", "-seed", "1"}, `unexpected argument "extra": pagequeue takes flags only`},
+	} {
+		if got := parseFlags(t, c.args...); got != c.want {
+			t.Errorf("%v: %q, want %q", c.args, got, c.want)
+		}
+	}
+	for arg, want := range map[string]int{"1s": 1, "2m": 120, "7": 7, "0": 0} {
+		p := Program{Name: "pagequeue"}
+		fs, cfg := p.flagSet()
+		if err := p.parse(fs, cfg, []string{"-retry-delay", arg}); err != nil || cfg.RetryDelay != want {
+			t.Errorf("-retry-delay %s: %d seconds, %v; want %d", arg, cfg.RetryDelay, err, want)
+		}
+	}
 }
 
 // TestFlagRanges: every flag with a range takes its bounds and refuses the
@@ -36,7 +62,7 @@ func TestFlagRanges(t *testing.T) {
 		ok, bad    []string
 	}{
 		{"fail", "0 to 1", []string{"0", "1", "0.3"}, []string{"-0.001", "1.001", "2", "-1", "NaN", "+Inf"}},
-		{"retry-delay", "0 to 43200 (seconds)", []string{"0", "43200"}, []string{"-1", "43201"}},
+		{"retry-delay", "0s to 12h (whole seconds)", []string{"0", "43200", "0s", "12h", "1s", "2m"}, []string{"-1", "43201", "-1s", "12h0m1s"}},
 		{"max-retries", "0 to 100", []string{"0", "100"}, []string{"-1", "101"}},
 		{"batch-size", "1 to 100", []string{"1", "100"}, []string{"0", "101"}},
 		{"batch-timeout", "0s to 1m0s", []string{"0s", "1m"}, []string{"-1ns", "1m0.001s"}},
@@ -47,8 +73,8 @@ func TestFlagRanges(t *testing.T) {
 		{"read-timeout", "more than 0s", []string{"1ns"}, []string{"0s", "-1s"}},
 		{"idle-timeout", "more than 0s", []string{"1ns"}, []string{"0s", "-1s"}},
 		{"shutdown-timeout", "0s or more", []string{"0s", "1h"}, []string{"-1ns"}},
-		{"max-header-bytes", "1024 to 1048576", []string{"1024", "1048576"}, []string{"1023", "1048577", "0"}},
-		{"max-conns", "1 or more", []string{"1", "100000"}, []string{"0", "-5"}},
+		{"max-header-bytes", "8192 to 1048576", []string{"8192", "1048576"}, []string{"8191", "1048577", "0"}},
+		{"max-conns", "0 or more (0: from the open-file limit)", []string{"0", "1", "100000"}, []string{"-1", "-5"}},
 	} {
 		for _, v := range c.ok {
 			if got := parseFlags(t, "-"+c.flag, v); got != "" {
@@ -89,6 +115,12 @@ func TestFlagAddr(t *testing.T) {
 		{[]string{"-tls-cert", "c.pem"}, pair},
 		{[]string{"-tls-key", "k.pem"}, pair},
 		{[]string{"-addr", "8787"}, `invalid value "8787" for flag -addr: address 8787: missing port in address`},
+		{[]string{"-addr", "127.0.0.1:65535"}, ""},
+		{[]string{"-addr", "127.0.0.1:"}, ""},
+		{[]string{"-addr", "127.0.0.1:99999"}, `invalid value "127.0.0.1:99999" for flag -addr: want host:port with a port from 0 to 65535`},
+		{[]string{"-addr", "127.0.0.1:65536"}, `invalid value "127.0.0.1:65536" for flag -addr: want host:port with a port from 0 to 65535`},
+		{[]string{"-addr", "127.0.0.1:-1"}, `invalid value "127.0.0.1:-1" for flag -addr: want host:port with a port from 0 to 65535`},
+		{[]string{"-addr", "localhost:http"}, `invalid value "localhost:http" for flag -addr: want host:port with a port from 0 to 65535`},
 	} {
 		if got := parseFlags(t, c.args...); got != c.want {
 			t.Errorf("%v: %q, want %q", c.args, got, c.want)
@@ -129,5 +161,36 @@ func TestTokenFile(t *testing.T) {
 	}
 	if _, err := readToken(write("max", strings.Repeat("a", 4096))); err != nil {
 		t.Errorf("a 4096-byte token: %v", err)
+	}
+}
+
+// TestListeningLine: the first line names the store (store=memory unless
+// Program.Describe says otherwise), the connection cap and the seed
+// actually used when the flags leave them to the host (0).
+func TestListeningLine(t *testing.T) {
+	for _, c := range []struct {
+		describe func() []any
+		args     []string
+		want     []string
+	}{
+		{nil, []string{"-seed", "7", "-max-conns", "5"}, []string{" store=memory ", " maxConns=5 ", " seed=7\n"}},
+		{func() []any { return []any{"store", "nats", "sync", "every 2m0s"} }, nil, []string{` store=nats sync="every 2m0s" `}},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel() // stop once listening
+		var out bytes.Buffer
+		p := Program{Name: "pagequeue", Describe: c.describe, Open: func() (Store, error) { return NewMemoryStore(), nil }}
+		if code := p.Run(ctx, append([]string{"-addr", "127.0.0.1:0"}, c.args...), &out); code != 0 {
+			t.Fatalf("exit %d: %s", code, out.String())
+		}
+		first, _, _ := strings.Cut(out.String(), "\n")
+		for _, want := range c.want {
+			if !strings.Contains(first+"\n", want) {
+				t.Errorf("listening line lacks %q: %s", want, first)
+			}
+		}
+		if strings.Contains(first, " seed=0") || strings.Contains(first, " maxConns=0 ") {
+			t.Errorf("listening line gives 0, not the value used: %s", first)
+		}
 	}
 }

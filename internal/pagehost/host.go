@@ -26,8 +26,10 @@
 // compared by its SHA-256, in constant time. -tls-cert and -tls-key serve
 // HTTPS, and HTTP/2 with it; plain HTTP on an address that is not loopback
 // is refused unless -insecure-addr says it is meant, since a token would
-// cross the network in clear. Every flag out of its range is refused with
-// exit 2 and a message naming the flag and the range.
+// cross the network in clear. Every flag whose value is not in its form
+// or out of its range, a port above 65535 and a stray argument are refused
+// before anything listens, with exit 2, one line naming the flag and what
+// it wants, and one pointing to -h.
 //
 // /stats' connections is the connections open now, the one the request
 // came on included: a lone curl sees 1. A connection counts from the
@@ -82,7 +84,7 @@ type Config struct {
 	BatchSize    int           // messages per batch
 	BatchTimeout time.Duration // how long a batch waits to fill
 	Consumers    int           // consumer loops
-	Seed         uint64        // of the failure draws
+	Seed         uint64        // of the failure draws; 0: a random one
 	Limits                     // of the queue and its dead-letter queue
 
 	ReadHeaderTimeout time.Duration // to read a request's headers
@@ -90,7 +92,7 @@ type Config struct {
 	IdleTimeout       time.Duration // a keep-alive connection may wait for its next request
 	ShutdownTimeout   time.Duration // requests in flight may take to finish at shutdown
 	MaxHeaderBytes    int           // of a request's headers
-	MaxConns          int           // connections open at once
+	MaxConns          int           // connections open at once; 0: from the open-file limit (defaultMaxConns)
 
 	// Read by Run from the files above (tests set them directly).
 	Certificate *tls.Certificate // nil: plain HTTP
@@ -126,9 +128,20 @@ func newHost(cfg Config, store Store, log *slog.Logger) (*host, error) {
 		return nil, err
 	}
 	cfg.Consumers = max(cfg.Consumers, 1)
+	if cfg.MaxConns == 0 {
+		cfg.MaxConns = defaultMaxConns(fileLimit())
+	}
+	for cfg.Seed == 0 {
+		cfg.Seed = rand.Uint64()
+	}
 	return &host{store: store, cfg: cfg, log: log, token: tokenSum(cfg.Token), metrics: newMetrics(),
 		rnd: rand.New(rand.NewPCG(cfg.Seed, 1))}, nil
 }
+
+// httpHeaderSlack is what net/http reads of a request's line and headers
+// beyond Server.MaxHeaderBytes before it answers 431 (its bufio slack):
+// serve takes it off, so that MaxHeaderBytes is the exact limit.
+const httpHeaderSlack = 4096
 
 // serve answers HTTP on ln (HTTPS and HTTP/2 with a Certificate), holding at most MaxConns connections, and runs
 // the consumers until ctx ends; then it shuts down (see shutdown) and logs
@@ -141,7 +154,7 @@ func (h *host) serve(ctx context.Context, ln net.Listener) error {
 		ReadHeaderTimeout: h.cfg.ReadHeaderTimeout,
 		ReadTimeout:       h.cfg.ReadTimeout,
 		IdleTimeout:       h.cfg.IdleTimeout,
-		MaxHeaderBytes:    h.cfg.MaxHeaderBytes,
+		MaxHeaderBytes:    h.cfg.MaxHeaderBytes - httpHeaderSlack,
 		ErrorLog:          slog.NewLogLogger(h.log.Handler(), slog.LevelInfo),
 	}
 	consumeCtx, stopConsumers := context.WithCancel(context.Background())
@@ -189,6 +202,9 @@ func (h *host) shutdown(srv *http.Server) {
 }
 
 // Stats is what GET /stats answers: the queue's counters, then the host's.
+// Every field but Connections and LogDropped survives a restart when the
+// store keeps its counters, as the durable store does (KeptCounts gives
+// Batches and RefusedFull); Connections and LogDropped are this process's.
 type Stats struct {
 	Sent         int64 `json:"sent"`
 	Delivered    int64 `json:"delivered"`
@@ -197,7 +213,7 @@ type Stats struct {
 	DeadLettered int64 `json:"deadLettered"`
 	Dropped      int64 `json:"dropped"`
 	Pending      int64 `json:"pending"`
-	Batches      int64 `json:"batches"`
+	Batches      int64 `json:"batches"` // handed to the consumer loops
 	// DeadLetterQueue is the size of the dead-letter queue now (at most
 	// -max-dead-letters); DeadLetterDiscarded the oldest ones discarded to
 	// keep it so.
@@ -219,6 +235,9 @@ func (h *host) stats() Stats {
 		DeadLettered: q.DeadLettered, Dropped: q.Dropped, Pending: q.Pending, Batches: h.batches.Load(),
 		DeadLetterQueue: d.Pending, DeadLetterDiscarded: d.Dropped, RefusedFull: h.full.Load(),
 	}
+	if k, ok := h.store.(KeptCounts); ok {
+		s.Batches, s.RefusedFull = k.KeptCounts(Queue)
+	}
 	if l := h.conns.Load(); l != nil {
 		s.Connections = l.open()
 	}
@@ -231,6 +250,7 @@ func (h *host) stats() Stats {
 // consume handles one queue event: it reads the batch, then acks each
 // message it handled and retries those it failed.
 func (h *host) consume(ev hostbridge.Event) error {
+	n := h.batches.Add(1)
 	text, err := hostbridge.ReadQueueBatch(ev)
 	if err != nil {
 		return err // the batch fails: the platform redelivers it
@@ -257,7 +277,6 @@ func (h *host) consume(ev hostbridge.Event) error {
 		}
 		acked++
 	}
-	n := h.batches.Add(1)
 	ta, tr := h.acked.Add(int64(acked)), h.retried.Add(int64(retried))
 	q := h.store.Stats(Queue)
 	h.log.Info("batch", "n", n, "messages", len(batch.Messages), "acked", acked, "retried", retried,

@@ -28,6 +28,10 @@ type Program struct {
 	Check func(*flag.FlagSet) error
 	// Open opens the store, after the flags are parsed.
 	Open func() (Store, error)
+	// Describe, when not nil, gives the listening line's attributes for the
+	// store once it is open (slog's key-value pairs): where it keeps the
+	// messages and how it syncs them. Without it the line says store=memory.
+	Describe func() []any
 }
 
 // The log: records waiting for a slow log reader, and how long the end of
@@ -63,32 +67,24 @@ func Main(p Program) {
 
 // Run parses args, opens the store and serves until ctx ends, logging to
 // stderr; it returns the process's exit code: 2 for a flag that does not
-// parse, is out of range or names a file that cannot be used (the message
-// names the flag), 1 when the host fails, else 0.
+// parse, is out of range or names a file that cannot be used, or a stray
+// argument (one line names the flag and what it wants, one points to -h),
+// 1 when the host fails, else 0 (SIGINT and SIGTERM included). -h prints
+// the usage and returns 0.
 func (p Program) Run(ctx context.Context, args []string, stderr io.Writer) int {
-	fs := flag.NewFlagSet(p.Name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfg := flags(fs)
-	if p.Flags != nil {
-		p.Flags(fs)
-	}
-	fs.Usage = func() {
+	fs, cfg := p.flagSet()
+	err := p.parse(fs, cfg, args)
+	if err == flag.ErrHelp {
 		fmt.Fprintf(stderr, usage, p.Name, p.Keeps)
-		fs.PrintDefaults()
+		printFlags(stderr, fs)
+		return 0
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if err == nil {
+		err = cfg.load()
 	}
-	if err := p.check(fs, cfg); err != nil {
+	if err != nil {
 		fmt.Fprintln(stderr, err)
-		fs.Usage()
-		return 2
-	}
-	if err := cfg.load(); err != nil {
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintf(stderr, msgFlagHint+"\n", p.Name)
 		return 2
 	}
 	logw := newLogWriter(stderr, logLines)
@@ -101,8 +97,30 @@ func (p Program) Run(ctx context.Context, args []string, stderr io.Writer) int {
 	return 0
 }
 
-// check checks the host's flags, then the store's.
-func (p Program) check(fs *flag.FlagSet, cfg *Config) error {
+// flagSet is the host's flags, set on cfg, and the store's; it prints
+// nothing (Run says what is wrong).
+func (p Program) flagSet() (*flag.FlagSet, *Config) {
+	fs := flag.NewFlagSet(p.Name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	cfg := flags(fs)
+	if p.Flags != nil {
+		p.Flags(fs)
+	}
+	nameForms(fs)
+	return fs, cfg
+}
+
+// parse parses args into fs and checks the host's flags (cfg), then the
+// store's: the error is a usage error naming the flag or the argument, or
+// flag.ErrHelp.
+func (p Program) parse(fs *flag.FlagSet, cfg *Config, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf(msgFlagArgs, fs.Arg(0), p.Name)
+	}
 	if err := cfg.check(fs); err != nil || p.Check == nil {
 		return err
 	}
@@ -144,8 +162,17 @@ func (p Program) serve(ctx context.Context, cfg Config, log *slog.Logger, logw *
 		scheme = "https://"
 	}
 	log.Info("listening on "+scheme+ln.Addr().String()+" (POST /pages/<path>?version=v, POST /batch, GET /stats, GET /metrics)",
-		"token", len(cfg.Token) > 0, "maxConns", cfg.MaxConns, "maxPending", cfg.MaxPending, "maxDeadLetters", cfg.MaxDeadLetters)
+		append(p.describe(), "token", len(cfg.Token) > 0, "maxConns", h.cfg.MaxConns, "maxPending", cfg.MaxPending,
+			"maxDeadLetters", cfg.MaxDeadLetters, "seed", h.cfg.Seed)...)
 	return h.serve(ctx, ln)
+}
+
+// describe is the store's attributes for the listening line.
+func (p Program) describe() []any {
+	if p.Describe == nil {
+		return []any{"store", "memory"}
+	}
+	return p.Describe()
 }
 
 // closeStore closes a store that holds resources of its own (natsqueue's

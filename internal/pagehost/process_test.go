@@ -221,17 +221,29 @@ func TestSecondSignal(t *testing.T) {
 }
 
 // TestHelp: -h says what the in-memory store loses and where the durable
-// one is.
+// one is; it is the same text every time (no random -seed, no default
+// read from the machine: -max-conns and -seed say what 0 means and show no
+// default of their own).
 func TestHelp(t *testing.T) {
-	var out bytes.Buffer
-	p := Program{Name: "pagequeue", Keeps: MemoryKeeps}
-	if code := p.Run(context.Background(), []string{"-h"}, &out); code != 0 {
-		t.Errorf("exit %d", code)
-	}
-	for _, want := range []string{"are lost", "natsqueue/cmd/pagequeue", "-max-pending", "-shutdown-timeout", "-max-conns"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("-h lacks %q:\n%s", want, out.String())
+	help := func() string {
+		var out bytes.Buffer
+		p := Program{Name: "pagequeue", Keeps: MemoryKeeps}
+		if code := p.Run(context.Background(), []string{"-h"}, &out); code != 0 {
+			t.Errorf("exit %d", code)
 		}
+		return out.String()
+	}
+	out := help()
+	for _, want := range []string{"are lost", "natsqueue/cmd/pagequeue", "-max-pending", "-shutdown-timeout",
+		"  -max-conns int\n    \tconnections open at once; more wait in the kernel's queue (0: the open-file limit less an eighth, at most 10000; the listening line gives the number)\n",
+		"  -seed uint\n    \tseed of the failure draws (0: a random one; the listening line gives the seed used)\n",
+		"  -retry-delay duration\n", "(default 1s)\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("-h lacks %q:\n%s", want, out)
+		}
+	}
+	if again := help(); again != out {
+		t.Errorf("-h differs between runs:\n%s\n%s", out, again)
 	}
 }
 
@@ -263,9 +275,10 @@ func TestStoreClosed(t *testing.T) {
 	}
 }
 
-// TestProcessRefusesFlags: the command refuses a flag out of range, and
-// plain HTTP on an address that is not loopback, with exit 2 and a message
-// that names the flag, before it listens.
+// TestProcessRefusesFlags: the command refuses a flag out of range or not
+// in its form, a port out of range, a stray argument, and plain HTTP on an
+// address that is not loopback, with exit 2 before it listens: one line
+// naming the flag and what it wants, one pointing to -h, no usage.
 func TestProcessRefusesFlags(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -273,13 +286,16 @@ func TestProcessRefusesFlags(t *testing.T) {
 	}{
 		{[]string{"-fail", "2"}, `invalid value "2" for flag -fail: want 0 to 1`},
 		{[]string{"-fail", "-1"}, `invalid value "-1" for flag -fail: want 0 to 1`},
-		{[]string{"-retry-delay", "-1"}, `invalid value "-1" for flag -retry-delay: want 0 to 43200 (seconds)`},
+		{[]string{"-retry-delay", "-1"}, `invalid value "-1" for flag -retry-delay: want 0s to 12h (whole seconds)`},
+		{[]string{"-batch-timeout", "5"}, `invalid value "5" for flag -batch-timeout: want a duration such as 30s, 500ms or 2m`},
+		{[]string{"-addr", "127.0.0.1:99999"}, `invalid value "127.0.0.1:99999" for flag -addr: want host:port with a port from 0 to 65535`},
+		{[]string{"-addr", "127.0.0.1:0", "extra"}, `unexpected argument "extra": pagequeue takes flags only`},
 		{[]string{"-addr", "0.0.0.0:0"}, `flag -addr "0.0.0.0:0" is not a loopback address: serve HTTPS there (-tls-cert and -tls-key), or add -insecure-addr if plain HTTP is meant`},
 	} {
 		cmd := exec.Command(os.Args[0], c.args...)
 		cmd.Env = append(os.Environ(), "PAGEHOST_MAIN=1")
 		out, _ := cmd.CombinedOutput()
-		if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.HasPrefix(string(out), c.want+"\n") || !strings.Contains(string(out), "Usage of pagequeue") {
+		if code := cmd.ProcessState.ExitCode(); code != 2 || string(out) != c.want+"\npagequeue -h lists the flags and their forms.\n" {
 			t.Errorf("%v: exit %d\n%s", c.args, code, out)
 		}
 	}

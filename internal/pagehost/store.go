@@ -62,6 +62,15 @@ type Store interface {
 	Stats(queue string) hostbridge.QueueStats
 }
 
+// KeptCounts is implemented by a store that counts, and keeps across
+// restarts as it keeps the queue's counters, the batches of queue it handed
+// to the host's consumers and the sends to queue it refused with
+// ErrQueueFull: /stats' batches and refusedFull then give its counts, not
+// the process's own (which start from 0 with each process).
+type KeptCounts interface {
+	KeptCounts(queue string) (batches, refusedFull int64)
+}
+
 // Limits bound what a store keeps for one queue.
 type Limits struct {
 	MaxPending     int // messages pending on the queue, in flight and delayed included

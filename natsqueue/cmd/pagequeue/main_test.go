@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -39,6 +40,15 @@ func start(t testing.TB, dir string) (*exec.Cmd, string) {
 // startArgs runs the command with args and returns its base URL.
 func startArgs(t testing.TB, args ...string) (*exec.Cmd, string) {
 	t.Helper()
+	cmd, base, log, _ := startLog(t, args...)
+	go func() { _, _ = io.Copy(io.Discard, log) }()
+	return cmd, base
+}
+
+// startLog runs the command with args and returns its base URL, its log
+// after the listening line, and that line.
+func startLog(t testing.TB, args ...string) (*exec.Cmd, string, *bufio.Reader, string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "PAGEQUEUE_MAIN=1")
 	stderr, err := cmd.StderrPipe()
@@ -57,8 +67,7 @@ func startArgs(t testing.TB, args ...string) (*exec.Cmd, string) {
 		}
 		if _, rest, ok := strings.Cut(line, "listening on "); ok {
 			base, _, _ := strings.Cut(rest, " ")
-			go func() { _, _ = io.Copy(io.Discard, log) }()
-			return cmd, base
+			return cmd, base, log, line
 		}
 	}
 }
@@ -195,5 +204,120 @@ func postPages(b *testing.B, client *http.Client, base string, next *atomic.Int6
 			b.Errorf("page %d: %s", i, resp.Status)
 			return
 		}
+	}
+}
+
+// TestFinalLinePending: the final line counts what is pending once the
+// last batch is applied. SIGINT comes while the consumer holds the page in
+// a batch still filling: the batch is handed over, acked, and the final
+// line, read at once (within the store's 100 ms reuse of the stream size),
+// must not count the page both acked and pending; a restart's /stats
+// agrees with it.
+func TestFinalLinePending(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"-store", dir, "-addr", "127.0.0.1:0", "-batch-size", "2", "-batch-timeout", "1s", "-fail", "0"}
+	cmd, base, log, _ := startLog(t, args...)
+	resp, err := http.Post(base+"/pages/one?version=1", "", nil)
+	if err != nil || resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("post: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	rest, _ := io.ReadAll(log)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("exit: %v", err)
+	}
+	var sent, acked, pending int64
+	_, final, _ := strings.Cut(string(rest), "msg=\"stopped: ")
+	if _, after, ok := strings.Cut(final, " sent="); !ok {
+		t.Fatalf("no final line:\n%s", rest)
+	} else if _, err := fmt.Sscanf(after, "%d acked=%d retried=0 deadLettered=0 pending=%d", &sent, &acked, &pending); err != nil {
+		t.Fatalf("final line %q: %v", final, err)
+	}
+	if sent != 1 || acked+pending != 1 {
+		t.Errorf("final line: sent %d, acked %d, pending %d; want acked + pending = 1", sent, acked, pending)
+	}
+	_, base = startArgs(t, args...)
+	if s := stats(t, base); s.Sent != 1 || s.Acked < acked || s.Pending > pending {
+		t.Errorf("after the restart %+v; the final line said acked %d, pending %d", s, acked, pending)
+	}
+}
+
+// TestStatsSurviveRestart: every counter of /stats but connections and
+// logDropped survives a restart: batches and refusedFull too. The page is
+// retried a minute later, so nothing moves while the test looks.
+func TestStatsSurviveRestart(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"-store", dir, "-addr", "127.0.0.1:0", "-batch-timeout", "5ms", "-fail", "1", "-retry-delay", "1m", "-max-pending", "1"}
+	cmd, base := startArgs(t, args...)
+	post := func() int {
+		resp, err := http.Post(base+"/pages/one?version=1", "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := post(); code != http.StatusAccepted {
+		t.Fatalf("first page: %d", code)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for stats(t, base).Retried != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("never retried: %+v", stats(t, base))
+		}
+	}
+	if code := post(); code != http.StatusServiceUnavailable {
+		t.Fatalf("second page, queue full: %d", code)
+	}
+	before := stats(t, base)
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	_ = cmd.Wait()
+	_, base = startArgs(t, args...)
+	after := stats(t, base)
+	before.Connections, after.Connections = 0, 0
+	if after != before || after.Batches != 1 || after.RefusedFull != 1 {
+		t.Errorf("after the restart %+v, before %+v", after, before)
+	}
+}
+
+// TestUnreachableCluster: -nats to a server that is not there ends with
+// exit 1 and an error naming the URL, its credentials left out; with
+// -nats-wait above 0s it tries for that long and says the cluster is not
+// ready.
+func TestUnreachableCluster(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	for _, c := range []struct{ wait, want string }{
+		{"0s", `err="natsqueue: connect to nats://xxxxx@` + addr + `: nats: no servers available for connection"`},
+		{"1s", `err="natsqueue: the cluster at nats://xxxxx@` + addr + ` is not ready after 1s: waited for a server to connect to, a JetStream leader and servers for each stream's replicas (1); last: nats: no servers available for connection"`},
+	} {
+		cmd := exec.Command(os.Args[0], "-nats", "nats://app:s3cret@"+addr, "-nats-wait", c.wait, "-addr", "127.0.0.1:0")
+		cmd.Env = append(os.Environ(), "PAGEQUEUE_MAIN=1")
+		out, _ := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(string(out), c.want) || strings.Contains(string(out), "s3cret") {
+			t.Errorf("-nats-wait %s: exit %d\n%s", c.wait, code, out)
+		}
+	}
+}
+
+// TestListeningLineStore: the durable host's first line names its store,
+// where it is and its sync policy.
+func TestListeningLineStore(t *testing.T) {
+	dir := t.TempDir()
+	for policy, want := range map[string]string{
+		"0":  ` store=embedded dir=` + dir + ` sync="before each answer" `,
+		"2m": ` store=embedded dir=` + dir + ` sync="every 2m0s" `,
+	} {
+		cmd, _, _, line := startLog(t, "-store", dir, "-addr", "127.0.0.1:0", "-sync-interval", policy)
+		if !strings.Contains(line, want) {
+			t.Errorf("-sync-interval %s: %s", policy, line)
+		}
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		_ = cmd.Wait()
 	}
 }

@@ -11,6 +11,17 @@ import (
 	"github.com/nats-io/nats.go"
 )
 
+// The durable host's answers to flags it cannot use: each names the flag.
+const (
+	msgPairCert     = "flags -nats-cert and -nats-key go together: give both or neither"
+	msgPairUser     = "flags -nats-user and -nats-password-file go together: give both or neither"
+	msgOneAuth      = "flags -nats-creds, -nats-nkey, -nats-user and -nats-token-file: give one at most"
+	msgPortPassword = "flag -store-port needs -store-port-password-file"
+	msgFlagFile     = "flag -%s %q: %v"
+	msgTLSFlags     = "flags -nats-ca, -nats-cert and -nats-key: %v"
+	msgSecretEmpty  = "the file is empty"
+)
+
 // natsFlags are how the host reaches a secured cluster (-nats) and who may
 // use the embedded server's port (-store-port). Secrets come only from
 // files, so they never appear in the process list.
@@ -48,10 +59,16 @@ func (f *natsFlags) options() ([]nats.Option, error) {
 		opts = append(opts, nats.RootCAs(f.ca))
 	}
 	if (f.cert == "") != (f.key == "") {
-		return nil, errors.New("-nats-cert and -nats-key go together")
+		return nil, errors.New(msgPairCert)
 	}
 	if f.cert != "" {
 		opts = append(opts, nats.ClientCert(f.cert, f.key))
+	}
+	o := nats.GetDefaultOptions()
+	for _, opt := range opts {
+		if err := opt(&o); err != nil { // the files are read now, not at connect
+			return nil, fmt.Errorf(msgTLSFlags, err)
+		}
 	}
 	auth, err := f.auth()
 	return append(opts, auth...), err
@@ -66,29 +83,29 @@ func (f *natsFlags) auth() ([]nats.Option, error) {
 	if f.nkey != "" {
 		o, err := nats.NkeyOptionFromSeed(f.nkey)
 		if err != nil {
-			return nil, fmt.Errorf("-nats-nkey: %w", err)
+			return nil, fmt.Errorf(msgFlagFile, "nats-nkey", f.nkey, err)
 		}
 		opts = append(opts, o)
 	}
 	if (f.user == "") != (f.passwordFile == "") {
-		return nil, errors.New("-nats-user and -nats-password-file go together")
+		return nil, errors.New(msgPairUser)
 	}
 	if f.user != "" {
-		pw, err := secret(f.passwordFile)
+		pw, err := secret("nats-password-file", f.passwordFile)
 		if err != nil {
 			return nil, err
 		}
 		opts = append(opts, nats.UserInfo(f.user, pw))
 	}
 	if f.tokenFile != "" {
-		tok, err := secret(f.tokenFile)
+		tok, err := secret("nats-token-file", f.tokenFile)
 		if err != nil {
 			return nil, err
 		}
 		opts = append(opts, nats.Token(tok))
 	}
 	if len(opts) > 1 {
-		return nil, errors.New("give one of -nats-creds, -nats-nkey, -nats-user, -nats-token-file")
+		return nil, errors.New(msgOneAuth)
 	}
 	return opts, nil
 }
@@ -99,21 +116,21 @@ func (f *natsFlags) portPassword() (string, error) {
 		return "", nil
 	}
 	if f.portPasswordFile == "" {
-		return "", errors.New("-store-port needs -store-port-password-file")
+		return "", errors.New(msgPortPassword)
 	}
-	return secret(f.portPasswordFile)
+	return secret("store-port-password-file", f.portPasswordFile)
 }
 
-// secret is the content of file without its final line break; an empty
-// one is an error.
-func secret(file string) (string, error) {
+// secret is the content of flag's file without its final line break; an
+// error, an empty file included, names the flag and the file.
+func secret(flag, file string) (string, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf(msgFlagFile, flag, file, err)
 	}
 	s := strings.TrimRight(string(b), "\r\n")
 	if s == "" {
-		return "", fmt.Errorf("%s is empty", file)
+		return "", fmt.Errorf(msgFlagFile, flag, file, msgSecretEmpty)
 	}
 	return s, nil
 }

@@ -88,6 +88,10 @@ func TestNATSFlags(t *testing.T) {
 // errors (exit 2) that name the flag and its range, before any store is
 // opened; the bounds themselves pass that check.
 func TestStoreFlagRanges(t *testing.T) {
+	pw := filepath.Join(t.TempDir(), "pw")
+	if err := os.WriteFile(pw, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string // "" when the flags must pass the check
@@ -97,7 +101,8 @@ func TestStoreFlagRanges(t *testing.T) {
 		{[]string{"-sync-interval", "-1ns"}, `invalid value "-1ns" for flag -sync-interval: want 0s or more`},
 		{[]string{"-store-port", "-1"}, `invalid value "-1" for flag -store-port: want 0 to 65535`},
 		{[]string{"-store-port", "65536"}, `invalid value "65536" for flag -store-port: want 0 to 65535`},
-		{[]string{"-ack-wait", "1ns", "-sync-interval", "0s", "-store-port", "65535"}, ""},
+		{[]string{"-ack-wait", "1ns", "-sync-interval", "0s", "-store-port", "65535", "-store-port-password-file", pw}, ""},
+		{[]string{"-nats-wait", "-1s"}, `invalid value "-1s" for flag -nats-wait: want 0s or more`},
 	} {
 		var out strings.Builder
 		p := program()
@@ -117,6 +122,38 @@ func TestStoreFlagRanges(t *testing.T) {
 			t.Errorf("%v: check says %v, want %s", c.args, err, c.want)
 		}
 		if code := p.Run(t.Context(), append(c.args, "-store", t.TempDir()), &out); code != 2 || !strings.Contains(out.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %s", c.args, code, out.String(), c.want)
+		}
+	}
+}
+
+// TestStoreFlagFiles: the durable host's flags are checked, the files of
+// the secured-cluster and -store-port flags read, before any store is
+// opened or anything listens: a usage error (exit 2) naming the flag and
+// what it wants, then the hint to -h.
+func TestStoreFlagFiles(t *testing.T) {
+	dir := t.TempDir()
+	missing, empty := filepath.Join(dir, "missing"), filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-nats-wait", "30"}, `invalid value "30" for flag -nats-wait: want a duration such as 30s, 500ms or 2m`},
+		{[]string{"-store-port", "x"}, `invalid value "x" for flag -store-port: want an integer`},
+		{[]string{"-store-port", "4222"}, "flag -store-port needs -store-port-password-file"},
+		{[]string{"-store-port", "4222", "-store-port-password-file", missing}, `flag -store-port-password-file "` + missing + `": open ` + missing + `: no such file or directory`},
+		{[]string{"-nats-user", "app", "-nats-password-file", empty}, `flag -nats-password-file "` + empty + `": the file is empty`},
+		{[]string{"-nats-token-file", missing}, `flag -nats-token-file "` + missing + `": open ` + missing + `: no such file or directory`},
+		{[]string{"-nats-user", "app"}, "flags -nats-user and -nats-password-file go together: give both or neither"},
+		{[]string{"-nats-cert", empty}, "flags -nats-cert and -nats-key go together: give both or neither"},
+		{[]string{"-nats-ca", missing}, "flags -nats-ca, -nats-cert and -nats-key: nats: error loading or parsing rootCA file: open " + missing + ": no such file or directory"},
+	} {
+		var out strings.Builder
+		args := append([]string{"-store", dir, "-addr", "127.0.0.1:0"}, c.args...)
+		if code := program().Run(t.Context(), args, &out); code != 2 || out.String() != c.want+"\npagequeue -h lists the flags and their forms.\n" {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %s", c.args, code, out.String(), c.want)
 		}
 	}
