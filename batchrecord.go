@@ -69,7 +69,7 @@ func (b *BatchRecord) Ack(i int) {
 func (b *BatchRecord) Retry(i, delaySeconds int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.closed || i < 0 || i >= len(b.state) || delaySeconds < 0 || delaySeconds > MaxDelaySeconds {
+	if b.closed || i < 0 || i >= len(b.state) || !delayInRange(delaySeconds) {
 		return
 	}
 	switch b.state[i].kind {

@@ -212,7 +212,7 @@ func (p *MemoryPlatform) record(method, binding string, msgs []BatchMessage) err
 		c.Err, p.failNext = p.failNext[0], p.failNext[1:]
 	} else {
 		for _, m := range msgs {
-			if m.DelaySeconds < 0 || m.DelaySeconds > MaxDelaySeconds {
+			if !delayInRange(m.DelaySeconds) {
 				c.Err = "delaySeconds " + strconv.Itoa(m.DelaySeconds) + " is out of range"
 				break
 			}
@@ -344,7 +344,7 @@ func CheckConsumerSettings(queue string, s ConsumerSettings) error {
 		return fmt.Errorf("hostbridge: MaxBatchTimeout %v is not in 0…%v", s.MaxBatchTimeout, maxConsumerBatchTimeout)
 	case s.MaxRetries < 0 || s.MaxRetries > maxConsumerRetries:
 		return fmt.Errorf("hostbridge: MaxRetries %d is not in 0…%d", s.MaxRetries, maxConsumerRetries)
-	case s.RetryDelay < 0 || s.RetryDelay > MaxDelaySeconds:
+	case !delayInRange(s.RetryDelay):
 		return fmt.Errorf("hostbridge: RetryDelay %d is not in 0…%d", s.RetryDelay, MaxDelaySeconds)
 	case s.DeadLetterQueue != "" && s.DeadLetterQueue == queue:
 		return fmt.Errorf("hostbridge: queue %q cannot be its own dead-letter queue", queue)

@@ -99,7 +99,8 @@ func checkBinding(p Platform, binding string) error {
 }
 
 // delayInRange is the one home of the delay range, 0…MaxDelaySeconds (Q23,
-// Q64): of a send, a batch item and a retry alike.
+// Q64): of a send, a batch item and a retry alike, and of what the in-memory
+// platform accepts (a send's delay, a retry, the consumer's RetryDelay).
 func delayInRange(d int) bool { return d >= 0 && d <= MaxDelaySeconds }
 
 // bodyTooLarge is the one home of the body size limit (Q13, Q14, Q33): n
