@@ -55,7 +55,7 @@ func ReadInboundStrictText(ev Event, limit int) (BodyStatus, string, error) {
 	if err != nil || st != BodyOK {
 		return st, "", err
 	}
-	return BodyOK, strings.TrimPrefix(body.string(), utf8BOM), nil
+	return BodyOK, trimBOM(body.string()), nil
 }
 
 // ReadInboundBytes is 读取入站有限正文字节 (有限正文读取): the request body's
@@ -479,7 +479,7 @@ func declaredLength(h http.Header, limit int) (n int, over bool) {
 // 属于违规": a text over MaxLenientTextBytes is Violation MsgLenientTooLong;
 // its length is counted before it is built.
 func decodeLenient(s string) (string, error) {
-	s = strings.TrimPrefix(s, utf8BOM)
+	s = trimBOM(s)
 	if utf8.ValidString(s) {
 		return s, nil
 	}

@@ -13,8 +13,10 @@ import (
 // utf8BOM is the UTF-8 byte order mark, U+FEFF.
 const utf8BOM = "\xef\xbb\xbf"
 
-// trimBOM strips one leading BOM: "只有整个正文开头的 BOM 被剥除".
-func trimBOM(p []byte) []byte {
+// trimBOM strips one leading BOM: "只有整个正文开头的 BOM 被剥除". It is the
+// one home of that rule for every reader that decodes text (strict, lenient
+// and both JSON readers).
+func trimBOM[T string | []byte](p T) T {
 	if len(p) >= 3 && string(p[:3]) == utf8BOM {
 		return p[3:]
 	}
