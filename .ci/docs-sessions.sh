@@ -5,7 +5,10 @@
 # block with a "$ " line) carries a mark on the line before it:
 #
 #   <!-- docs-sessions: run NAME -->   run with sh -eu from the repository
-#       root; it must exit 0.
+#       root; it must exit 0. "run NAME; in: beside" runs it instead in a
+#       fresh folder beside a link ../hostbridge to this checkout, as a
+#       user's module would be; "in: module" in such a module (go.mod
+#       "module pages") beside the link.
 #   <!-- docs-sessions: session NAME; unchecked: TEXT -->   a transcript:
 #       its "$ " lines are run in one sh, in order, from the repository
 #       root; the other lines are what each command prints on stdout ("…"
@@ -100,6 +103,19 @@ boxed() {
 	return "$rc"
 }
 
+# place MARK: the folder a run block starts in (see "in:" above).
+place() {
+	local d
+	case $1 in
+	*"; in: beside"*) d=$(mktemp -d "$work/beside.XXXX") ;;
+	*"; in: module"*) d=$(mktemp -d "$work/beside.XXXX")/pages
+		mkdir "$d"; printf 'module pages\n\ngo 1.26\n' >"$d/go.mod" ;;
+	*) pwd; return ;;
+	esac
+	ln -s "$PWD" "${d%/pages}/hostbridge"
+	echo "$d"
+}
+
 # same WANT GOT: line by line, "…" in WANT matching anything.
 same() {
 	local -a want got
@@ -133,7 +149,8 @@ for meta in "$work"/b/*.meta; do
 	start=$(date +%s)
 	case $mark in
 	*"docs-sessions: run "*)
-		if boxed sh -eu "$n.txt" >"$work/out" 2>&1; then r=ok; else r="FAIL (exit $?)"; fi ;;
+		dir=$(place "$mark")
+		if (cd "$dir" && boxed sh -eu "$n.txt") >"$work/out" 2>&1; then r=ok; else r="FAIL (exit $?)"; fi ;;
 	*"docs-sessions: session "*)
 		unchecked=$(printf '%s' "$mark" | sed -n 's/.*; unchecked: \(.*\) -->.*/\1/p')
 		if session "$n.txt" "$unchecked" >"$work/out" 2>&1; then r=ok; else r=FAIL; fi ;;
