@@ -5,7 +5,10 @@
 # block with a "$ " line) carries a mark on the line before it:
 #
 #   <!-- docs-sessions: run NAME -->   run with sh -eu from the repository
-#       root; it must exit 0.
+#       root; it must exit 0. "run NAME; in: beside" runs it instead in a
+#       fresh folder beside a link ../hostbridge to this checkout, as a
+#       user's module would be; "in: module" in such a module (go.mod
+#       "module pages") beside the link.
 #   <!-- docs-sessions: session NAME; unchecked: TEXT -->   a transcript:
 #       its "$ " lines are run in one sh, in order, from the repository
 #       root; the other lines are what each command prints on stdout ("…"
@@ -14,6 +17,7 @@
 #       compared).
 #   <!-- needs a terminal: WHY -->   not run.
 #
+# README.md must stay the newcomer's page: at most 2000 words (wc -w).
 # An unmarked shell block fails the script, as does a block that leaves a
 # file in the work tree that git does not ignore. The cluster recipe's
 # nats-server is the natsqueue module's own, built here and put first on
@@ -74,7 +78,7 @@ session() {
 			printf '%s\n' "$line" >>"$work/want.$k"
 		fi
 	done <"$txt"
-	timeout 180 sh "$work/script" >"$work/got" 2>"$work/err" || true
+	boxed sh "$work/script" >"$work/got" 2>"$work/err" || true
 	awk -v d="$work" '/^@@@ [0-9]+$/ { f = d "/got." $2; printf "" > f; next } { print >> f }' "$work/got"
 	local i ok=0
 	for i in $(seq "$k"); do
@@ -87,6 +91,29 @@ session() {
 	done
 	[ "$ok" = 0 ] || { echo "stderr:"; tail -n 20 "$work/err"; }
 	return "$ok"
+}
+
+# boxed CMD…: CMD under a 180 s timeout; timeout leads a process group of
+# its own, which is killed afterwards, so nothing a block started outlives it.
+boxed() {
+	timeout 180 "$@" &
+	local t=$! rc=0
+	wait "$t" || rc=$?
+	kill -- "-$t" 2>/dev/null || true
+	return "$rc"
+}
+
+# place MARK: the folder a run block starts in (see "in:" above).
+place() {
+	local d
+	case $1 in
+	*"; in: beside"*) d=$(mktemp -d "$work/beside.XXXX") ;;
+	*"; in: module"*) d=$(mktemp -d "$work/beside.XXXX")/pages
+		mkdir "$d"; printf 'module pages\n\ngo 1.26\n' >"$d/go.mod" ;;
+	*) pwd; return ;;
+	esac
+	ln -s "$PWD" "${d%/pages}/hostbridge"
+	echo "$d"
 }
 
 # same WANT GOT: line by line, "…" in WANT matching anything.
@@ -103,6 +130,8 @@ same() {
 	done
 }
 
+words=$(wc -w <README.md)
+if [ "$words" -gt 2000 ]; then echo "README.md has $words words, more than 2000"; exit 1; fi
 (cd natsqueue && go build -o "$work/bin/nats-server" github.com/nats-io/nats-server/v2)
 export PATH="$work/bin:$PATH"
 mkdir "$work/b"
@@ -120,7 +149,8 @@ for meta in "$work"/b/*.meta; do
 	start=$(date +%s)
 	case $mark in
 	*"docs-sessions: run "*)
-		if timeout 180 sh -eu "$n.txt" >"$work/out" 2>&1; then r=ok; else r="FAIL (exit $?)"; fi ;;
+		dir=$(place "$mark")
+		if (cd "$dir" && boxed sh -eu "$n.txt") >"$work/out" 2>&1; then r=ok; else r="FAIL (exit $?)"; fi ;;
 	*"docs-sessions: session "*)
 		unchecked=$(printf '%s' "$mark" | sed -n 's/.*; unchecked: \(.*\) -->.*/\1/p')
 		if session "$n.txt" "$unchecked" >"$work/out" 2>&1; then r=ok; else r=FAIL; fi ;;
