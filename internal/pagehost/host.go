@@ -50,7 +50,7 @@
 // The host holds out against hostile clients with timeouts, a cap on open
 // connections and on header size, and bounds on the queue and its
 // dead-letter queue; it logs through a writer that drops rather than
-// blocks. The README's table gives each flag and its default.
+// blocks. cmd/pagequeue/README.md gives each flag and its default.
 package pagehost
 
 import (
