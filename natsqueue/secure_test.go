@@ -126,19 +126,20 @@ func TestSecuredCluster(t *testing.T) {
 		}
 		_ = p.Close()
 	}
-	const noIPSAN = "natsqueue: connect: nats: tls error: tls: failed to verify certificate: x509: cannot validate certificate for 127.0.0.1 because it doesn't contain any IP SANs"
+	connect := "natsqueue: connect to " + strings.Join(c.urls(), ",") + ": "
+	noIPSAN := connect + "nats: tls error: tls: failed to verify certificate: x509: cannot validate certificate for 127.0.0.1 because it doesn't contain any IP SANs"
 	noCA := []nats.Option{nats.Secure(&tls.Config{ServerName: "nats.test", MinVersion: tls.VersionTLS12}), nats.ClientCert(f.clientCert, f.clientKey)}
 	for _, c := range []struct {
 		name string
 		opts []nats.Option
 		want string
 	}{
-		{"wrong password", append(tlsOK, nats.UserInfo("app", "wrong")), "natsqueue: connect: nats: Authorization Violation"},
-		{"no credentials", tlsOK, "natsqueue: connect: nats: Authorization Violation"},
-		{"no CA", append(noCA, nats.UserInfo("app", "right")), "natsqueue: connect: nats: tls error: tls: failed to verify certificate: x509: certificate signed by unknown authority"},
+		{"wrong password", append(tlsOK, nats.UserInfo("app", "wrong")), connect + "nats: Authorization Violation"},
+		{"no credentials", tlsOK, connect + "nats: Authorization Violation"},
+		{"no CA", append(noCA, nats.UserInfo("app", "right")), connect + "nats: tls error: tls: failed to verify certificate: x509: certificate signed by unknown authority"},
 		{"no server name", []nats.Option{nats.RootCAs(f.ca), nats.ClientCert(f.clientCert, f.clientKey), nats.UserInfo("app", "right")},
 			noIPSAN},
-		{"no client certificate", []nats.Option{tlsOK[0], tlsOK[1], nats.UserInfo("app", "right")}, "natsqueue: connect: "}, // the TLS alert or a closed connection
+		{"no client certificate", []nats.Option{tlsOK[0], tlsOK[1], nats.UserInfo("app", "right")}, connect}, // the TLS alert or a closed connection
 		{"no TLS settings", []nats.Option{nats.UserInfo("app", "right")}, noIPSAN},
 	} {
 		p, err := open(c.opts...)
