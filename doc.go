@@ -46,8 +46,8 @@
 //   - D10 Producer order: the binding (empty: Violation; not Bound or no
 //     Platform: Abort), the body (input size, syntax, the first of nesting,
 //     markers and ±Infinity, canonical size), the delay (Q8, Q9, Q13–Q21).
-//   - D11 Send last: Send or SendBatch only after every check, so nothing
-//     refused reaches the platform, not even in part (Q37, Q41).
+//   - D11 Bound first, send last: Send or SendBatch only after every check,
+//     so nothing refused reaches the platform, not even in part (Q37, Q41).
 //   - D12 Markers: exactly the keys $句柄, $未定义, $大整数, $数字 after
 //     unescaping, at any depth, whatever else the object holds; other $
 //     keys pass (Q19, Q20).
@@ -104,9 +104,9 @@
 //     message back after its retry delay with attempts + 1; after
 //     MaxRetries+1 deliveries it is dropped or dead-lettered, attempts from
 //     1 again (Q69, Q70).
-//   - D30 MemoryPlatform: timestamps are send times, ids 32 random hex
-//     digits; delays never fire early; Sent = Acked + DeadLettered +
-//     Dropped + Pending, in flight included (Q53).
+//   - D30 MemoryPlatform: timestamps are send times, ids 32 hex digits
+//     random per platform; delays never fire early; Sent = Acked +
+//     DeadLettered + Dropped + Pending, in flight included (Q53).
 //   - D31 Durable platforms keep a send that returned nil through a power
 //     loss, unless the operator chose a documented loss window; across
 //     restarts and failover delays never fire early, attempts never go
