@@ -29,7 +29,7 @@ import (
 // keeps is what the store keeps when the process ends.
 const keeps = "The durable store keeps every message it accepted when the process ends, " +
 	"even by SIGKILL: pending, delayed and retried ones, and the /stats counters but connections and logDropped " +
-	"(sent may miss the last 50 ms of sends; acked, retried, deadLettered and dropped may count a redelivered message twice). " +
+	"(sent may miss the last 50 ms of sends; acked and deadLettered may count a redelivered message twice). " +
 	"A batch in flight comes back after -ack-wait with attempts + 1. " +
 	"-store keeps them in one directory, each page synced to disk before its 202 " +
 	"(with -sync-interval D, a machine crash or power loss can lose the pages answered in the last D); " +
