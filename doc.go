@@ -13,10 +13,11 @@
 //
 // # General and errors
 //
-//   - D1 Check order: the event first, then the arguments in order; the
-//     first problem is reported (Q6, Q28, I55).
-//   - D2 Standard library only: no require, no unsafe, no goroutine
-//     started, no environment read; adapters are modules of their own.
+//   - D1 Check order: the event first, then the arguments in order,
+//     stopping at the first problem (Q6, Q28, I55).
+//   - D2 Standard library only: go.mod has no require; no unsafe, no
+//     goroutine started, no environment read; adapters are modules of their
+//     own.
 //   - D3 Nesting counts arrays and objects: [] is 1, {"a":[1]} 2, a scalar
 //     0 (Q16, Q59, I103).
 //   - D4 Texts: Msg is the app's exception text exactly: the spec's where
