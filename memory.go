@@ -177,8 +177,9 @@ func (r *callRing) setLimit(n int) {
 // Send implements Platform: it enqueues one message on the binding's queue.
 // It fails, enqueueing nothing, for a binding that is not configured, after
 // FailNext, and for a delay outside 0…MaxDelaySeconds (the spec's range,
-// D17; Cloudflare now takes up to 86400, PLATFORMS.md); it does not check grants (Bound does). A ctx that has ended
-// fails it with ctx.Err(), unrecorded: the call never reached the queue.
+// D17; Cloudflare now takes up to 86400, PLATFORMS.md); it does not check
+// grants (Bound does). A ctx that has ended fails it with ctx.Err(),
+// unrecorded: the call never reached the queue.
 func (p *MemoryPlatform) Send(ctx context.Context, binding string, body []byte, opts SendOptions) error {
 	if err := ctx.Err(); err != nil {
 		return err

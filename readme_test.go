@@ -1,5 +1,3 @@
-//go:build !hostbridge_ref
-
 package hostbridge
 
 import (

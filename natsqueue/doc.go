@@ -3,7 +3,7 @@
 // with file storage) and, on a cluster with three replicas, the loss of a
 // node. It is its own module so that the root module stays standard
 // library only; it needs nats-server ≥ 2.12.5 (message schedules; the
-// embedded server is v2.15) and nats.go ≥ 1.52.
+// embedded server is v2.15.2) and builds with nats.go v1.55 (go.mod).
 //
 // # The server, the store and the connection
 //

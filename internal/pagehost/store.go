@@ -27,10 +27,11 @@ const (
 type Store interface {
 	// Platform is the producer side. Bound(Binding) must be true, and what
 	// Send and SendBatch accept for Binding must be enqueued on Queue, with
-	// MemoryPlatform's semantics (doc.go). Send and SendBatch must refuse,
-	// with an error that wraps ErrQueueFull and without enqueuing anything,
-	// a send that would take Queue's pending messages over Limits.MaxPending.
-	// They must not block for long: the client is waiting.
+	// MemoryPlatform's semantics (hostbridge's doc.go, D26–D30). Send and
+	// SendBatch must refuse, with an error that wraps ErrQueueFull and
+	// without enqueuing anything, a send that would take Queue's pending
+	// messages over Limits.MaxPending. They must not block for long: the
+	// client is waiting.
 	hostbridge.Platform
 
 	// SetConsumer must apply s to the consumer of queue (ranges and defaults
