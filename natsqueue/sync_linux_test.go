@@ -5,77 +5,136 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
+	"time"
 
 	"hostbridge/natsqueue/internal/lazyfs"
 )
 
 // TestStoreSyncer: on a file system that loses at a power cut what was not
 // fsynced (internal/lazyfs), once sync returns every file written under the
-// store's directory, in it and in a directory below, is durable: a cut
-// right after it loses nothing. A file is synced again only once it
-// changed: after a sync nothing has changed, and a write to one file
-// changes that file alone.
+// store's directory is durable: a cut right after it loses nothing. That
+// holds for files in it and in a directory below, a file appended to, a
+// file rewritten in place with the same size and modification time (a
+// rewrite within one tick of the clock: nothing in its inode, size or
+// times tells), a file renamed over another and a directory made after
+// the syncer started, with a file in it. A sync fsyncs only what was
+// written: after a sync nothing is pending, and a write to one file makes
+// that file alone pending.
 func TestStoreSyncer(t *testing.T) {
 	lfs, backing, mnt := lazyfs.MountForTest(t)
 	if err := os.Mkdir(filepath.Join(mnt, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var files []string
+	want := map[string]string{}
 	for i := range 32 {
-		name := filepath.Join(mnt, fmt.Sprint("f", i))
+		name := fmt.Sprint("f", i)
 		if i%2 == 1 {
-			name = filepath.Join(mnt, "sub", fmt.Sprint("f", i))
+			name = filepath.Join("sub", name)
 		}
-		files = append(files, name)
-		if err := os.WriteFile(name, []byte(fmt.Sprint("data ", i)), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		want[name] = fmt.Sprint("data ", i)
+		writeFile(t, filepath.Join(mnt, name), want[name])
 	}
 	s := newStoreSyncer(mnt)
-	if err := s.sync(); err != nil {
+	defer s.close()
+	syncStore(t, s)
+	wantPending(t, s, nil)
+	appendFile(t, filepath.Join(mnt, "sub/f3"), " more")
+	want["sub/f3"] += " more"
+	wantPending(t, s, []string{filepath.Join(mnt, "sub/f3")})
+	syncStore(t, s)
+	rewriteInPlace(t, filepath.Join(mnt, "f4"), "DATA 4")
+	want["f4"] = "DATA 4"
+	if err := os.Mkdir(filepath.Join(mnt, "new"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	wantChanged(t, s, nil)
-	f, err := os.OpenFile(files[3], os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
+	want["new/g"] = "made after the syncer"
+	writeFile(t, filepath.Join(mnt, "new/g"), want["new/g"])
+	want["f6"] = "renamed over f6"
+	writeFile(t, filepath.Join(mnt, "f6.tmp"), want["f6"])
+	if err := os.Rename(filepath.Join(mnt, "f6.tmp"), filepath.Join(mnt, "f6")); err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	if _, err := f.WriteString(" more"); err != nil {
-		t.Fatal(err)
-	}
-	wantChanged(t, s, files[3:4])
-	if err := s.sync(); err != nil {
-		t.Fatal(err)
-	}
+	syncStore(t, s)
 	if n := lfs.Cut(); n != 0 {
 		t.Errorf("%d files held data not synced after sync returned", n)
 	}
-	for i, name := range files {
-		want := fmt.Sprint("data ", i)
-		if i == 3 {
-			want += " more"
-		}
-		rel, _ := filepath.Rel(mnt, name)
-		if b, err := os.ReadFile(filepath.Join(backing, rel)); err != nil || string(b) != want {
-			t.Errorf("%s after the cut: %q %v, want %q", rel, b, err, want)
+	for name, w := range want {
+		if b, err := os.ReadFile(filepath.Join(backing, name)); err != nil || string(b) != w {
+			t.Errorf("%s after the cut: %q %v, want %q", name, b, err, w)
 		}
 	}
 }
 
-// wantChanged fails unless s's changed files are want.
-func wantChanged(t *testing.T, s *storeSyncer, want []string) {
+// rewriteInPlace writes data over path's content, of the same length, and
+// gives it back its modification time: its inode, size and mtime are what
+// they were, which a sync that compares them fails (t.Fatal otherwise).
+func rewriteInPlace(t *testing.T, path, data string) {
 	t.Helper()
-	changed, err := s.changed()
+	before := stampOf(t, path)
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, c := range changed {
-		got = append(got, c.path)
+	if _, err := f.WriteAt([]byte(data), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mtime := time.Unix(before.Mtim.Unix())
+	if err := os.Chtimes(path, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	if after := stampOf(t, path); after.Ino != before.Ino || after.Size != before.Size || after.Mtim != before.Mtim {
+		t.Fatalf("%s changed its inode, size or mtime", path)
+	}
+}
+
+func stampOf(t *testing.T, path string) syscall.Stat_t {
+	t.Helper()
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func writeFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func appendFile(t *testing.T, path, data string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(data); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func syncStore(t *testing.T, s *storeSyncer) {
+	t.Helper()
+	if err := s.sync(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wantPending fails unless what s would sync next is want.
+func wantPending(t *testing.T, s *storeSyncer, want []string) {
+	t.Helper()
+	got, err := s.pending()
+	if err != nil {
+		t.Fatal(err)
 	}
 	if !slices.Equal(got, want) {
-		t.Errorf("changed %v, want %v", got, want)
+		t.Errorf("pending %v, want %v", got, want)
 	}
 }
