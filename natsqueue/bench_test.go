@@ -2,6 +2,8 @@ package natsqueue
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -168,4 +170,47 @@ func BenchmarkSendDurability(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkSyncedSend measures a bare fsync loop on the store's file
+// system beside natsqueue's synced send for a single producer, interleaved
+// in one loop so that both share the machine's load: each iteration
+// appends one record of benchBody's size to a file next to the store and
+// fsyncs it, then sends one message (answered after the store's sync). It
+// reports each half's ns/op and ops/s, and the send's rate over the
+// loop's, which should be at least 0.5.
+func BenchmarkSyncedSend(b *testing.B) {
+	p := openPolicy(b, 0)
+	if _, err := p.ensureQueue(context.Background(), "q"); err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(b.TempDir(), "loop"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	opts := hostbridge.SendOptions{ContentType: "json"}
+	var fsyncs, sends time.Duration
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		if _, err := f.Write(benchBody); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Sync(); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if err := p.Send(context.Background(), "Q", benchBody, opts); err != nil {
+			b.Fatal(err)
+		}
+		fsyncs, sends = fsyncs+t1.Sub(t0), sends+time.Since(t1)
+	}
+	b.StopTimer()
+	n := float64(b.N)
+	b.ReportMetric(float64(fsyncs.Nanoseconds())/n, "fsync-ns/op")
+	b.ReportMetric(n/fsyncs.Seconds(), "fsyncs/s")
+	b.ReportMetric(float64(sends.Nanoseconds())/n, "send-ns/op")
+	b.ReportMetric(n/sends.Seconds(), "sends/s")
+	b.ReportMetric(fsyncs.Seconds()/sends.Seconds(), "send/fsync")
 }
