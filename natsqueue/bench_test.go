@@ -2,6 +2,7 @@ package natsqueue
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -178,11 +179,26 @@ func BenchmarkSendDurability(b *testing.B) {
 // appends one record of benchBody's size to a file next to the store and
 // fsyncs it, then sends one message (answered after the store's sync). It
 // reports each half's ns/op and ops/s, and the send's rate over the
-// loop's, which should be at least 0.5.
+// loop's, which should be at least 0.5. It runs on a store of one queue
+// and on one of 64 (the others idle), whose files a sync need not touch.
 func BenchmarkSyncedSend(b *testing.B) {
+	for _, queues := range []int{1, 64} {
+		b.Run(fmt.Sprint("queues=", queues), func(b *testing.B) { benchSyncedSend(b, queues) })
+	}
+}
+
+// benchSyncedSend is BenchmarkSyncedSend on a store of q and queues-1
+// idle queues.
+func benchSyncedSend(b *testing.B, queues int) {
 	p := openPolicy(b, 0)
-	if _, err := p.ensureQueue(context.Background(), "q"); err != nil {
-		b.Fatal(err)
+	for i := range queues {
+		name := "q"
+		if i > 0 {
+			name = fmt.Sprint("idle-", i)
+		}
+		if _, err := p.ensureQueue(context.Background(), name); err != nil {
+			b.Fatal(err)
+		}
 	}
 	f, err := os.Create(filepath.Join(b.TempDir(), "loop"))
 	if err != nil {
