@@ -33,33 +33,37 @@ const watchMask = syscall.IN_MODIFY | syscall.IN_ATTRIB | syscall.IN_CREATE | sy
 // one goroutine calls sync.
 type storeSyncer struct {
 	dir   string
-	fd    int              // the inotify instance, nonblocking; -1: blind
-	dirs  map[int32]string // the watched directories, by watch descriptor
-	dirty map[string]bool  // what the next sync fsyncs
-	buf   [1 << 16]byte    // events read
-	blind bool             // every sync fsyncs everything
+	fd    int                 // the inotify instance, nonblocking
+	dirs  map[int32]string    // the watched directories, by watch descriptor
+	dirty map[string]struct{} // what the next sync fsyncs
+	buf   [1 << 16]byte       // events read
+	blind bool                // every sync fsyncs everything
 }
 
 func newStoreSyncer(dir string) *storeSyncer {
-	s := &storeSyncer{dir: dir, dirs: map[int32]string{}, dirty: map[string]bool{}}
-	fd, err := syscall.InotifyInit1(syscall.IN_NONBLOCK | syscall.IN_CLOEXEC)
-	s.fd, s.blind = fd, err != nil
-	// What an earlier process wrote may not be on disk: the first sync
-	// fsyncs everything.
+	// Without an instance fd is negative, so no watch is had: blind.
+	fd, _ := syscall.InotifyInit1(syscall.IN_NONBLOCK | syscall.IN_CLOEXEC)
+	return syncerOn(dir, fd)
+}
+
+// syncerOn is the syncer of dir that watches it with the inotify instance
+// fd. What an earlier process wrote may not be on disk: its first sync
+// fsyncs everything.
+func syncerOn(dir string, fd int) *storeSyncer {
+	s := &storeSyncer{dir: dir, fd: fd, dirs: map[int32]string{}, dirty: map[string]struct{}{}}
 	s.addTree(dir)
 	return s
 }
 
 // close releases the inotify instance.
 func (s *storeSyncer) close() {
-	if s != nil && s.fd >= 0 {
+	if s != nil {
 		_ = syscall.Close(s.fd)
-		s.fd = -1
 	}
 }
 
 // sync fsyncs every file and directory written under the store since the
-// last sync, and returns the first error (a file removed meanwhile is no
+// last sync, and returns their errors (a file removed meanwhile is no
 // error; what failed is synced again next time). They are synced at once,
 // each in its own goroutine, so that the disk has their writes together.
 func (s *storeSyncer) sync() error {
@@ -76,7 +80,7 @@ func (s *storeSyncer) sync() error {
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			s.dirty[paths[i]] = true
+			s.dirty[paths[i]] = struct{}{}
 		}
 	}
 	return errors.Join(errs...)
@@ -102,21 +106,15 @@ func (s *storeSyncer) pending() ([]string, error) {
 func (s *storeSyncer) drain() error {
 	for {
 		n, err := syscall.Read(s.fd, s.buf[:])
-		switch {
-		case errors.Is(err, syscall.EAGAIN):
+		if errors.Is(err, syscall.EAGAIN) {
 			return nil
-		case errors.Is(err, syscall.EINTR):
-			continue
-		case err != nil:
+		} else if err != nil {
 			return err
 		}
 		for off := 0; off+syscall.SizeofInotifyEvent <= n; {
 			ev := (*syscall.InotifyEvent)(unsafe.Pointer(&s.buf[off]))
 			name := s.buf[off+syscall.SizeofInotifyEvent : off+syscall.SizeofInotifyEvent+int(ev.Len)]
-			if i := bytes.IndexByte(name, 0); i >= 0 {
-				name = name[:i]
-			}
-			s.note(ev.Wd, ev.Mask, string(name))
+			s.note(ev.Wd, ev.Mask, string(bytes.TrimRight(name, "\x00")))
 			off += syscall.SizeofInotifyEvent + int(ev.Len)
 		}
 	}
@@ -136,12 +134,12 @@ func (s *storeSyncer) note(wd int32, mask uint32, name string) {
 		delete(s.dirs, wd) // the directory is gone
 		return
 	case name == "":
-		s.dirty[dir] = true // its own attributes
+		s.dirty[dir] = struct{}{} // its own attributes
 		return
 	}
 	path := filepath.Join(dir, name)
 	if mask&(syscall.IN_CREATE|syscall.IN_DELETE|syscall.IN_MOVED_FROM|syscall.IN_MOVED_TO) != 0 {
-		s.dirty[dir] = true
+		s.dirty[dir] = struct{}{}
 	}
 	switch {
 	case mask&syscall.IN_ISDIR != 0 && mask&(syscall.IN_CREATE|syscall.IN_MOVED_TO) != 0:
@@ -150,7 +148,7 @@ func (s *storeSyncer) note(wd int32, mask uint32, name string) {
 		// which now name it here.
 		s.addTree(path)
 	case mask&(syscall.IN_DELETE|syscall.IN_MOVED_FROM) == 0:
-		s.dirty[path] = true // written, or renamed here with what it holds
+		s.dirty[path] = struct{}{} // written, or renamed here with what it holds
 	}
 }
 
@@ -172,7 +170,7 @@ func (s *storeSyncer) addTree(root string) {
 			}
 		}
 		if d.IsDir() || d.Type().IsRegular() {
-			s.dirty[path] = true
+			s.dirty[path] = struct{}{}
 		}
 		return nil
 	})

@@ -138,3 +138,98 @@ func wantPending(t *testing.T, s *storeSyncer, want []string) {
 		t.Errorf("pending %v, want %v", got, want)
 	}
 }
+
+// TestStoreSyncerEvents: what each change makes the next sync fsync, on
+// its own after a sync: a file removed, its directory; the store
+// directory's own attributes changed, that directory; a subdirectory's
+// attributes, that directory and not its files; an empty directory
+// removed, its parent (and its watch is forgotten); a directory moved, its
+// new parent and everything in it, and a write in it afterwards, the file
+// under its new name. Events lost to an overflow of the kernel's queue,
+// everything.
+func TestStoreSyncerEvents(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"sub", "empty"} {
+		if err := os.Mkdir(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"a", "b", "sub/c"} {
+		writeFile(t, filepath.Join(dir, name), name)
+	}
+	s := newStoreSyncer(dir)
+	defer s.close()
+	in := func(names ...string) []string {
+		var paths []string
+		for _, n := range names {
+			paths = append(paths, filepath.Join(dir, n))
+		}
+		return paths
+	}
+	step := func(what string, change func() error, want []string) {
+		t.Helper()
+		syncStore(t, s)
+		if err := change(); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.pending(); err != nil || !slices.Equal(got, want) {
+			t.Errorf("%s: pending %v %v, want %v", what, got, err, want)
+		}
+	}
+	step("a file removed", func() error { return os.Remove(filepath.Join(dir, "a")) }, in(""))
+	step("the store's attributes", func() error { return os.Chmod(dir, 0o700) }, in(""))
+	step("a directory's attributes", func() error { return os.Chmod(filepath.Join(dir, "sub"), 0o700) }, in("sub"))
+	watched := len(s.dirs)
+	step("an empty directory removed", func() error { return os.Remove(filepath.Join(dir, "empty")) }, in(""))
+	if len(s.dirs) != watched-1 {
+		t.Errorf("%d directories watched once one of %d was removed", len(s.dirs), watched)
+	}
+	step("a directory moved", func() error { return os.Rename(filepath.Join(dir, "sub"), filepath.Join(dir, "moved")) },
+		in("", "moved", "moved/c"))
+	step("a write in it", func() error { appendFile(t, filepath.Join(dir, "moved/c"), "+"); return nil }, in("moved/c"))
+	step("events lost", func() error { s.note(-1, syscall.IN_Q_OVERFLOW, ""); return nil }, in("", "b", "moved", "moved/c"))
+}
+
+// TestStoreSyncerBlind: a syncer with no inotify instance (none to be had)
+// fsyncs every file and directory under the store at every sync, those
+// made after it started too.
+func TestStoreSyncerBlind(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a"), "a")
+	s := syncerOn(dir, -1)
+	syncStore(t, s)
+	wantPending(t, s, []string{dir, filepath.Join(dir, "a")})
+	writeFile(t, filepath.Join(dir, "b"), "b")
+	syncStore(t, s)
+	wantPending(t, s, []string{dir, filepath.Join(dir, "a"), filepath.Join(dir, "b")})
+}
+
+// TestStoreSyncerFailed: a sync that fails (the file system fails every
+// operation after a power cut) returns the error, and what it did not
+// sync (a file made and the directory it was made in) is still to be
+// synced.
+func TestStoreSyncerFailed(t *testing.T) {
+	lfs, _, mnt := lazyfs.MountForTest(t)
+	s := newStoreSyncer(mnt)
+	defer s.close()
+	syncStore(t, s)
+	writeFile(t, filepath.Join(mnt, "a"), "a")
+	lfs.Cut()
+	if err := s.sync(); err == nil {
+		t.Error("a sync after the cut succeeded")
+	}
+	wantPending(t, s, []string{mnt, filepath.Join(mnt, "a")}) // a made in mnt
+}
+
+// TestStoreSyncerClose: close releases the syncer's inotify instance.
+func TestStoreSyncerClose(t *testing.T) {
+	s := newStoreSyncer(t.TempDir())
+	fd := s.fd
+	if _, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0); errno != 0 {
+		t.Fatalf("the syncer's inotify instance: %v", errno)
+	}
+	s.close()
+	if _, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0); errno != syscall.EBADF {
+		t.Errorf("after close, its descriptor: %v, want EBADF", errno)
+	}
+}
