@@ -64,8 +64,9 @@ func (s *storeSyncer) close() {
 
 // sync fsyncs every file and directory written under the store since the
 // last sync, and returns their errors (a file removed meanwhile is no
-// error; what failed is synced again next time). They are synced at once,
-// each in its own goroutine, so that the disk has their writes together.
+// error; what failed is synced again next time). Several are synced at
+// once, each in its own goroutine, so that the disk has their writes
+// together; one (a single producer's block file), in the caller.
 func (s *storeSyncer) sync() error {
 	paths, err := s.pending()
 	if err != nil {
@@ -73,11 +74,15 @@ func (s *storeSyncer) sync() error {
 	}
 	clear(s.dirty)
 	errs := make([]error, len(paths))
-	var wg sync.WaitGroup
-	for i, path := range paths {
-		wg.Go(func() { errs[i] = ignoreGone(fsync(path)) })
+	if len(paths) == 1 {
+		errs[0] = ignoreGone(fsync(paths[0]))
+	} else {
+		var wg sync.WaitGroup
+		for i, path := range paths {
+			wg.Go(func() { errs[i] = ignoreGone(fsync(path)) })
+		}
+		wg.Wait()
 	}
-	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
 			s.dirty[paths[i]] = struct{}{}
