@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -91,8 +90,7 @@ func (s *storeSyncer) sync() error {
 	return errors.Join(errs...)
 }
 
-// pending reads the events queued and returns what the next sync fsyncs,
-// sorted.
+// pending reads the events queued and returns what the next sync fsyncs.
 func (s *storeSyncer) pending() ([]string, error) {
 	if s.blind {
 		s.addTree(s.dir)
@@ -103,7 +101,6 @@ func (s *storeSyncer) pending() ([]string, error) {
 	for p := range s.dirty {
 		paths = append(paths, p)
 	}
-	slices.Sort(paths)
 	return paths, nil
 }
 
