@@ -2,6 +2,9 @@ package natsqueue
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -168,4 +171,62 @@ func BenchmarkSendDurability(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkSyncedSend measures a bare fsync loop on the store's file
+// system beside natsqueue's synced send for a single producer, interleaved
+// in one loop so that both share the machine's load: each iteration
+// appends one record of benchBody's size to a file next to the store and
+// fsyncs it, then sends one message (answered after the store's sync). It
+// reports each half's ns/op and ops/s, and the send's rate over the
+// loop's, which should be at least 0.5. It runs on a store of one queue
+// and on one of 64 (the others idle), whose files a sync need not touch.
+func BenchmarkSyncedSend(b *testing.B) {
+	for _, queues := range []int{1, 64} {
+		b.Run(fmt.Sprint("queues=", queues), func(b *testing.B) { benchSyncedSend(b, queues) })
+	}
+}
+
+// benchSyncedSend is BenchmarkSyncedSend on a store of q and queues-1
+// idle queues.
+func benchSyncedSend(b *testing.B, queues int) {
+	p := openPolicy(b, 0)
+	for i := range queues {
+		name := "q"
+		if i > 0 {
+			name = fmt.Sprint("idle-", i)
+		}
+		if _, err := p.ensureQueue(context.Background(), name); err != nil {
+			b.Fatal(err)
+		}
+	}
+	f, err := os.Create(filepath.Join(b.TempDir(), "loop"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	opts := hostbridge.SendOptions{ContentType: "json"}
+	var fsyncs, sends time.Duration
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		if _, err := f.Write(benchBody); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Sync(); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if err := p.Send(context.Background(), "Q", benchBody, opts); err != nil {
+			b.Fatal(err)
+		}
+		fsyncs, sends = fsyncs+t1.Sub(t0), sends+time.Since(t1)
+	}
+	b.StopTimer()
+	n := float64(b.N)
+	b.ReportMetric(float64(fsyncs.Nanoseconds())/n, "fsync-ns/op")
+	b.ReportMetric(n/fsyncs.Seconds(), "fsyncs/s")
+	b.ReportMetric(float64(sends.Nanoseconds())/n, "send-ns/op")
+	b.ReportMetric(n/sends.Seconds(), "sends/s")
+	b.ReportMetric(fsyncs.Seconds()/sends.Seconds(), "send/fsync")
 }

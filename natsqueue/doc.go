@@ -27,11 +27,13 @@
 //     under the stream's lock (about 5 k messages/s at 185 µs an fsync, no
 //     sharing). So natsqueue does group commit itself: the embedded server
 //     keeps its periodic sync, and every publish (sends, dead-letter copies,
-//     counters) is answered only after an fsync of every file and directory
-//     under StoreDir that changed (inode, size or modification time), a sync
-//     that started after the server acknowledged the message. An R1 file
-//     store writes a message to its block file before it acknowledges it
-//     (flush in place), so that sync covers it. One sync runs at a time and
+//     counters) is answered only after an fsync of every file written and
+//     every directory whose entries changed under StoreDir since the last
+//     sync, as the kernel reports them (inotify(7): nothing is inferred from
+//     sizes or times; where no watch can be had, every file and directory),
+//     a sync that started after the server acknowledged the message. An R1
+//     file store writes a message to its block file before it acknowledges
+//     it (flush in place), so that sync covers it. One sync runs at a time and
 //     serves every publish waiting when it starts. Creating or updating a
 //     stream or consumer (a queue's first use by a Platform, SetLimits)
 //     waits for such a sync too: the server writes their config files anew,

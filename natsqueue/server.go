@@ -41,7 +41,10 @@ func startEmbedded(o Options) (*embedded, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &embedded{lock: lock, sync: newStoreSyncer(o.StoreDir)}
+	e := &embedded{lock: lock}
+	if o.SyncInterval == 0 && canSyncStore {
+		e.sync = newStoreSyncer(o.StoreDir) // before the server writes
+	}
 	so := embeddedOptions(o)
 	if o.Port != 0 {
 		pw := randomHex(16)
@@ -133,6 +136,7 @@ func (e *embedded) close() {
 		e.srv.Shutdown()
 		e.srv.WaitForShutdown()
 	}
+	e.sync.close()
 	if e.lock != nil {
 		unlockStore(e.lock)
 	}

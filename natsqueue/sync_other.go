@@ -11,3 +11,5 @@ type storeSyncer struct{}
 func newStoreSyncer(string) *storeSyncer { return nil }
 
 func (*storeSyncer) sync() error { return nil }
+
+func (*storeSyncer) close() {}
