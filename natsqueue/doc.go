@@ -135,15 +135,19 @@
 //     ack: the stored attempts plus JetStream's count of the copy's
 //     deliveries before, less those no handler saw because this host held
 //     the copy back, below). So attempts never go back and grow by one from
-//     one handling to the next, but where a host crash breaks the count:
-//     the same attempts again when the server lost its record of the
-//     delivery (the copy comes back at once) or when the host died between
-//     a retry copy and the original's ack (the original comes back with
-//     attempts + 1, and its copy then has them too); one more per delivery
-//     to a host that died before its handler ran (or after it held a copy
-//     back). MaxRetries counts the same deliveries, copies' and
-//     redeliveries alike, so attempts reach at most MaxRetries+1 for a
-//     message sent with 1: after MaxRetries+1 a failing message is
+//     one handling to the next, except where a crash breaks the count: the
+//     same attempts again when the server lost its record of the delivery
+//     (the copy comes back at once: the embedded server writes a
+//     consumer's records at most every 100 ms, so a host killed within
+//     about 100 ms of a fetch loses them; a cluster's servers outlive the
+//     host and keep them, but a consumer leader that fails may not), or
+//     when the host died between a retry copy and the original's ack (the
+//     original comes back with attempts + 1, and its copy then has them
+//     too); one more per delivery to a host that died before its handler
+//     ran (or after it held a copy back). MaxRetries counts the same
+//     deliveries, copies' and redeliveries alike, so attempts reach at
+//     most MaxRetries+1 for a message sent with 1: after MaxRetries+1 a
+//     failing message is
 //     copied to the DeadLetterQueue (same ID, send time and body; attempts
 //     start again at 1, as MemoryPlatform's; the copy's publish ID names the
 //     original's stream sequence, so a host that dies between the copy and
