@@ -1,6 +1,7 @@
 package natsqueue
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"hostbridge"
+
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // TestAttemptsAfterCrash: a host whose connection drops while its handler
@@ -58,4 +61,61 @@ func TestAttemptsAfterCrash(t *testing.T) {
 	if len(last.DeadLettered) != 1 || last.DeadLettered[0].Attempts != 4 {
 		t.Errorf("the last delivery: %+v, want one dead letter with attempts 4", last)
 	}
+}
+
+// TestHeldBackNotCounted: a retry copy whose original the server does not
+// confirm gone (here its first removal fails) is held back and comes back
+// a second later; that delivery reached no handler, so the copy then has
+// attempts 2, not 3, and counts 2 deliveries toward MaxRetries (1 here):
+// failing, it is dead-lettered with attempts 2 instead of skipping the
+// handler.
+func TestHeldBackNotCounted(t *testing.T) {
+	o := storeOptions(t)
+	o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	p := openWith(t, o)
+	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) {
+		s.MaxBatchTimeout, s.MaxRetries, s.DeadLetterQueue = 0, 1, "dlq"
+	})
+	send(t, p, `1`, 0)
+	storeCopyWithoutAck(t, p, "q", 0)
+	p.mu.Lock()
+	clear(p.retried) // the host that stored the copy is gone
+	p.mu.Unlock()
+	q, err := p.ensureQueue(context.Background(), "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd := &failDelete{Stream: q.stream, left: 1}
+	q.stream = fd
+	var seen []int
+	var r hostbridge.DeliveryResult
+	for deadline := time.Now().Add(10 * time.Second); len(r.DeadLettered) == 0 && time.Now().Before(deadline); {
+		r, _ = deliverWithin(t, p, "q", time.Until(deadline), func(ev hostbridge.Event) error {
+			for _, m := range ev.Batch().Messages() {
+				seen = append(seen, m.Attempts)
+			}
+			return errors.New("failing")
+		})
+	}
+	if fd.left != 0 || fmt.Sprint(seen) != "[2]" {
+		t.Errorf("removal failures left %d; a handler saw attempts %v, want [2]", fd.left, seen)
+	}
+	if len(r.DeadLettered) != 1 || r.DeadLettered[0].Attempts != 2 {
+		t.Errorf("result %+v, want one dead letter with attempts 2", r)
+	}
+}
+
+// failDelete is a stream whose first left message deletions fail with an
+// error that leaves the message's fate unknown.
+type failDelete struct {
+	jetstream.Stream
+	left int
+}
+
+func (s *failDelete) DeleteMsg(ctx context.Context, seq uint64) error {
+	if s.left > 0 {
+		s.left--
+		return context.DeadlineExceeded
+	}
+	return s.Stream.DeleteMsg(ctx, seq)
 }
