@@ -41,8 +41,13 @@ type faultHistory struct {
 	dead       map[string]int // dead-letter queue deliveries by id
 	deadAcks   map[string]int // dead-letter queue acks by id
 	faults     map[string]int // nodes signalled, by signal
+	spans      []faultSpan    // when nodes were faulted
 	largest    uint64         // the bounded queue's largest stream size seen
 }
+
+// faultSpan is one fault: from the signal to the restart or SIGCONT (zero
+// while it lasts).
+type faultSpan struct{ start, end time.Time }
 
 type sendRecord struct {
 	queue string
@@ -91,12 +96,15 @@ func (h *faultHistory) ms(at time.Time) int64 { return at.Sub(h.start).Milliseco
 func (h *faultHistory) fault(sig syscall.Signal, nodes []int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	what := "back"
+	now, what := time.Now(), "back"
 	if sig != 0 {
 		what = map[syscall.Signal]string{syscall.SIGKILL: "SIGKILL", syscall.SIGSTOP: "SIGSTOP"}[sig]
 		h.faults[what] += len(nodes)
+		h.spans = append(h.spans, faultSpan{start: now})
+	} else if len(h.spans) > 0 {
+		h.spans[len(h.spans)-1].end = now
 	}
-	h.line("f %s %v %d", what, nodes, h.ms(time.Now()))
+	h.line("f %s %v %d", what, nodes, h.ms(now))
 }
 
 // sent records a send of id to queue, started at start, and its result.
@@ -177,7 +185,7 @@ func (h *faultHistory) done(id string) bool {
 // findings are what the checks found in a history, one list of
 // messages (and when) a kind.
 type findings struct {
-	lost, earlySend, earlyRetry, back, past, over []string
+	lost, earlySend, earlyRetry, back, notOne, past, over []string
 }
 
 // lost is every id whose send returned nil and that has not reached its
@@ -220,24 +228,45 @@ func (h *faultHistory) findEarly(f *findings) {
 	}
 }
 
-// findAttempts finds attempts that went back, went past MaxRetries+1, and
-// messages handled more than MaxRetries+1 times.
+// findAttempts finds attempts that went back, did not grow by one from a
+// handling to the next where no fault explains it, went past
+// MaxRetries+1, and messages handled more than MaxRetries+1 times.
 func (h *faultHistory) findAttempts(f *findings) {
 	for id, ds := range h.deliveries {
-		prev := 0
+		prev := faultDelivery{}
 		for _, d := range ds {
-			if d.attempts < prev {
-				f.back = append(f.back, fmt.Sprintf("%s %d after %d at %d ms", id, d.attempts, prev, h.ms(d.at)))
+			if d.attempts < prev.attempts {
+				f.back = append(f.back, fmt.Sprintf("%s %d after %d at %d ms", id, d.attempts, prev.attempts, h.ms(d.at)))
+			} else if d.attempts != prev.attempts+1 && !h.faulted(prev.at, d.at) {
+				f.notOne = append(f.notOne, fmt.Sprintf("%s %d after %d at %d ms", id, d.attempts, prev.attempts, h.ms(d.at)))
 			}
 			if d.queue == "fq" && d.attempts > faultMaxRetries+1 {
 				f.past = append(f.past, fmt.Sprintf("%s attempts %d", id, d.attempts))
 			}
-			prev = d.attempts
+			prev = d
 		}
 		if len(ds) > faultMaxRetries+1 {
 			f.over = append(f.over, fmt.Sprintf("%s handled %d times", id, len(ds)))
 		}
 	}
+}
+
+// faultSettle is how long after a fault ends its failover may still
+// redeliver: a delivery whose record a failed leader took with it comes
+// back after AckWait.
+const faultSettle = 5 * time.Second
+
+// faulted reports whether a fault (or its settling) overlaps from…to,
+// where a failover may lose a delivery's record (the message then comes
+// back with the same attempts) or a delivery on its way (one attempt no
+// handler saw). from is zero before a message's first handling.
+func (h *faultHistory) faulted(from, to time.Time) bool {
+	for _, s := range h.spans {
+		if !s.start.After(to) && (s.end.IsZero() || !s.end.Add(faultSettle).Before(from)) {
+			return true
+		}
+	}
+	return false
 }
 
 // check fails the test on a lost message, an early delivery, attempts
@@ -258,6 +287,7 @@ func (h *faultHistory) check(t *testing.T) findings {
 		{"deliveries before their send delay", f.earlySend},
 		{"deliveries before their retry delay", f.earlyRetry},
 		{"attempts going back", f.back},
+		{"attempts not one more than the handling before's, no fault between", f.notOne},
 		{"attempts past MaxRetries+1", f.past},
 		{"messages handled more than MaxRetries+1 times", f.over},
 	} {
@@ -273,8 +303,8 @@ func (h *faultHistory) check(t *testing.T) findings {
 
 // expected is what the history says each queue's counters are (the last
 // retry of a message that reached the dead-letter queue was its dead
-// letter: the platform counts every delivery against MaxRetries, while a
-// message delivered again after a lost outcome shows the same attempts),
+// letter: the platform counts every delivery against MaxRetries, a
+// message delivered again after a lost outcome included),
 // and by how much
 // acked + dead-lettered + dropped exceeds sent: the messages stored
 // although their send failed, and each outcome of a message after its
@@ -357,9 +387,9 @@ func (h *faultHistory) summary(f findings) string {
 		dup += k - 1
 	}
 	s := fmt.Sprintf("sends ok fq %d bq %d, failed %v (stored all the same %d); deliveries %d, extra deliveries %d, dead-lettered %d; nodes signalled %v; "+
-		"lost %d, early sends %d, early retries %d, attempts back %d, past MaxRetries+1 %d; bq largest %d of %d; history %s",
+		"lost %d, early sends %d, early retries %d, attempts back %d, not one more %d, past MaxRetries+1 %d; bq largest %d of %d; history %s",
 		h.okSends["fq"], h.okSends["bq"], h.sendErrs, strays, n, dup, len(h.dead), h.faults,
-		len(f.lost), len(f.earlySend), len(f.earlyRetry), len(f.back), len(f.past), h.largest, faultMaxPending, h.file.Name())
+		len(f.lost), len(f.earlySend), len(f.earlyRetry), len(f.back), len(f.notOne), len(f.past), h.largest, faultMaxPending, h.file.Name())
 	h.line("# %s", s)
 	return s
 }

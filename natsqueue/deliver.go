@@ -197,20 +197,29 @@ type delivery struct {
 	b         *hostbridge.BatchRecord
 	taken     []jetstream.Msg // the handler's messages, as b.Messages()
 	tries     []int           // deliveries of each from this queue
-	exhausted []jetstream.Msg // delivered more than MaxRetries+1 times already (a consumer died)
+	exhausted []exhausted     // delivered more than MaxRetries+1 times already (a consumer died)
 	err       error
 }
 
+// exhausted is a message that skips the handler, as it would have seen it.
+type exhausted struct {
+	m  jetstream.Msg
+	hm hostbridge.Message
+}
+
 // newDelivery reads msgs; those already past MaxRetries+1 deliveries (their
-// consumer died or let the lease lapse) skip the handler.
+// consumer died or let the lease lapse) skip the handler. The deliveries
+// of a copy that dropOriginals held back reached no handler: they count
+// neither in its attempts nor toward MaxRetries.
 func (p *Platform) newDelivery(q *queueState, s hostbridge.ConsumerSettings, msgs []jetstream.Msg) *delivery {
 	d := &delivery{q: q, s: s}
 	var hms []hostbridge.Message
 	for _, m := range msgs {
 		hm, tries := message(m)
-		tries -= p.heldBack(m)
+		held := p.heldBack(m)
+		hm.Attempts, tries = max(hm.Attempts-held, 1), tries-held
 		if tries > s.MaxRetries+1 {
-			d.exhausted = append(d.exhausted, m)
+			d.exhausted = append(d.exhausted, exhausted{m: m, hm: hm})
 			continue
 		}
 		d.taken = append(d.taken, m)
@@ -222,12 +231,15 @@ func (p *Platform) newDelivery(q *queueState, s hostbridge.ConsumerSettings, msg
 }
 
 // message is m as a hostbridge.Message, and how many times this queue
-// delivered it. Its attempts are those its stored copy carries: a retry is
-// a new copy with attempts + 1 (see retryCopies), so they only grow, and a
-// redelivery of the same copy (its host died holding it, or the server
-// lost its record of the delivery) keeps them. The deliveries count every
-// one of the copy's deliveries too, so a message whose host dies every
-// time still reaches its MaxRetries.
+// delivered it. Its attempts are those its stored copy carries plus the
+// copy's redeliveries: JetStream counts a copy's deliveries, so a copy
+// that comes back (its host died holding it, or let its lease lapse, or
+// its ack was lost) has one attempt more each time; a retry is a new copy
+// with attempts + 1 (see storeRetries). The deliveries count the copy's
+// deliveries and those of the copies before it (its tries header), so a
+// message whose host dies every time still reaches its MaxRetries. Both
+// grow by one with every delivery, so attempts are the deliveries plus
+// what the message was sent with (Enqueue) less one.
 func message(m jetstream.Msg) (hostbridge.Message, int) {
 	h := m.Headers()
 	md, err := m.Metadata()
@@ -244,7 +256,8 @@ func message(m jetstream.Msg) (hostbridge.Message, int) {
 	if a, err := strconv.Atoi(h.Get(hdrAttempts)); err == nil && a > 1 {
 		hm.Attempts = a
 	}
-	tries := int(md.NumDelivered)
+	tries := int(max(md.NumDelivered, 1))
+	hm.Attempts += tries - 1
 	if n, err := strconv.Atoi(h.Get(hdrTries)); err == nil && n > 0 {
 		tries += n
 	}
@@ -297,9 +310,8 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 			r.Retried = append(r.Retried, hostbridge.RetryMessage{ID: id, DelaySeconds: delay})
 		}
 	}
-	for _, m := range d.exhausted {
-		hm, _ := message(m)
-		acts = append(acts, p.giveUp(d, m, hm, &r))
+	for _, x := range d.exhausted {
+		acts = append(acts, p.giveUp(d, x.m, x.hm, &r))
 	}
 	p.countOutcome(d, &r)
 	acts = append(acts, p.storeRetries(d.q, retries)...)

@@ -130,11 +130,26 @@
 //     (nak'd with the delay again if still unconfirmed). So, without a host
 //     crash, a message is never alive twice. Redeliveries with the same
 //     delay come back in no fixed order.
-//   - Attempts are those of the stored copy: they grow with each retry and
-//     never go back; a redelivery of the same copy (its host died holding
-//     it, or the server lost its record of the delivery) has the same
-//     attempts. MaxRetries counts every delivery from this queue, copies'
-//     and redeliveries alike: after MaxRetries+1 a failing message is
+//   - Attempts count deliveries: the first has the attempts the message
+//     was sent with (1, or Enqueue's), and every delivery after it adds
+//     one, a retry (a new copy stored with attempts + 1) or the same copy
+//     back (its host died holding it, let its lease lapse, or lost its
+//     ack: the stored attempts plus JetStream's count of the copy's
+//     deliveries before, less those no handler saw because this host held
+//     the copy back, below). So attempts never go back and grow by one from
+//     one handling to the next, except where a crash breaks the count: the
+//     same attempts again when the server lost its record of the delivery
+//     (the copy comes back at once: the embedded server writes a
+//     consumer's records at most every 100 ms, so a host killed within
+//     about 100 ms of a fetch loses them; a cluster's servers outlive the
+//     host and keep them, but a consumer leader that fails may not), or
+//     when the host died between a retry copy and the original's ack (the
+//     original comes back with attempts + 1, and its copy then has them
+//     too); one more per delivery to a host that died before its handler
+//     ran (or after it held a copy back). MaxRetries counts the same
+//     deliveries, copies' and redeliveries alike, so attempts reach at
+//     most MaxRetries+1 for a message sent with 1: after MaxRetries+1 a
+//     failing message is
 //     copied to the DeadLetterQueue (same ID, send time and body; attempts
 //     start again at 1, as MemoryPlatform's; the copy's publish ID names the
 //     original's stream sequence, so a host that dies between the copy and
@@ -147,20 +162,25 @@
 //     it, or lost the lease) is dead-lettered or dropped without reaching
 //     the handler, so a host that crashes on a message does not loop on it.
 //   - At least once: a host that dies holding a batch leaves its messages
-//     to come back after AckWait (at once when the server lost its record of
-//     the delivery) with the same attempts, so an always-failing message
-//     reaches a handler at most MaxRetries+1 times plus once for each host
-//     crash while it was held; an ack lost with a connection is a duplicate
+//     to come back after AckWait (an embedded server that restarts keeps
+//     the time of a delivery in whole seconds, so up to 1 s sooner; at once
+//     when the server lost its record of the delivery) with attempts + 1
+//     (the same when the record was lost), and that delivery counts toward
+//     MaxRetries; so an always-failing message reaches handlers at most
+//     MaxRetries+1 times plus once for each host crash that lost the
+//     record of its delivery or came between its retry copy and its
+//     original's ack; an ack lost with a connection is a duplicate
 //     delivery. A host that dies in the round trip between a retry's copy
 //     being stored and the original's ack being applied leaves both: the
-//     original comes back with its attempts, unless the copy (attempts + 1)
-//     comes first: before a copy reaches a handler, the original it retries
-//     is removed from the stream (one request per retried message; normally
-//     the server answers that it is gone already: sequence not found), so
-//     attempts never go back. A copy whose original the server did not
-//     confirm gone (no answer, or unavailable) is held back, nak'd to come
-//     back a second later, past its due time; the host does not count that
-//     delivery toward MaxRetries. Nothing accepted is lost.
+//     original comes back with attempts + 1, unless the copy (attempts + 1
+//     too) comes first: before a copy reaches a handler, the original it
+//     retries is removed from the stream (one request per retried message;
+//     normally the server answers that it is gone already: sequence not
+//     found), so attempts never go back. A copy whose original the server
+//     did not confirm gone (no answer, or unavailable) is held back, nak'd
+//     to come back a second later, past its due time; the host counts that
+//     delivery neither in its attempts nor toward MaxRetries. Nothing
+//     accepted is lost.
 //
 // # Counters and limits
 //
