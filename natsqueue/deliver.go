@@ -324,7 +324,7 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 // them for the next flush when the server does not answer).
 func (p *Platform) countOutcome(d *delivery, r *hostbridge.DeliveryResult) {
 	var deltas [nCounters]int64
-	deltas[cDelivered] = int64(len(d.taken) + len(d.exhausted))
+	deltas[cDelivered] = int64(len(d.taken)) // the deliveries a handler saw: an exhausted message skips it
 	if len(d.taken) > 0 {
 		deltas[cBatches] = 1 // the handler ran
 	}
@@ -356,8 +356,9 @@ func (p *Platform) apply(q *queueState, acts []func() error) {
 
 // giveUp moves a message past MaxRetries to the dead-letter queue, or drops
 // it, and returns the ack that removes it, waiting for the server as for a
-// retry (a message brought back by an ack lost would be counted again). When the dead-letter queue cannot take it, it is retried a
-// second later and dead-lettered on its next delivery.
+// retry (a message brought back by an ack lost would be counted again).
+// When the dead-letter queue cannot take it, it is retried a second later
+// and dead-lettered on its next delivery, which skips the handler.
 func (p *Platform) giveUp(d *delivery, m jetstream.Msg, hm hostbridge.Message, r *hostbridge.DeliveryResult) func() error {
 	dlq := d.s.DeadLetterQueue
 	if dlq == "" {
@@ -365,8 +366,9 @@ func (p *Platform) giveUp(d *delivery, m jetstream.Msg, hm hostbridge.Message, r
 		return p.settled(m)
 	}
 	if err := p.deadLetter(dlq, m, hm); err != nil {
+		// Not a retry a handler asked for, so not counted as one: the
+		// message comes back in 1 s, skips the handler and is given up again.
 		p.log().Warn("natsqueue: dead-letter copy (retried in 1 s)", "queue", d.q.name, "id", hm.ID, "err", err)
-		r.Retried = append(r.Retried, hostbridge.RetryMessage{ID: hm.ID, DelaySeconds: 1})
 		return p.retry(m, 1)
 	}
 	r.DeadLettered = append(r.DeadLettered, hostbridge.DeadLetter{ID: hm.ID, Queue: dlq, Attempts: hm.Attempts})

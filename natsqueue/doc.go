@@ -197,9 +197,11 @@
 // its acks and naks are sent. So a host crash loses at most its last
 // 50 ms of sends from Sent, and the counts the server had not confirmed
 // (while the counter stream has no leader), never a message; it counts a
-// message it delivered again twice; Delivered counts the deliveries whose
-// outcome was applied, not a batch a host died holding. InFlight and Ready
-// are 0.
+// message it delivered again twice; Delivered counts the deliveries to a
+// handler whose outcome was applied, not a batch a host died holding nor a
+// message past MaxRetries+1 that skips the handler; Retried counts the
+// retries a handler's outcome asked for, not the 1 s retry of a message
+// whose dead-letter copy could not be stored. InFlight and Ready are 0.
 //
 // SetLimits bounds a queue's pending messages (a send past it fails with
 // ErrQueueFull, nothing sent): a send reserves its room under a lock

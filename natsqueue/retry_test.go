@@ -291,3 +291,43 @@ func TestPublishConfirmed(t *testing.T) {
 		t.Errorf("publish ID, first answer lost: %+v, %v (lost %v), want a duplicate, lost", ack, err, lost)
 	}
 }
+
+// TestDeadLetterUnconfirmedNotCounted: a message past MaxRetries whose
+// dead-letter copy the server does not confirm within the patience (here
+// the store's sync fails) comes back a second later, skips the handler and
+// is dead-lettered then. The counters say what the handler saw: one
+// delivery, no retry, one dead letter (Delivered and Retried count a
+// handler's deliveries and the retries its outcome asked for).
+func TestDeadLetterUnconfirmedNotCounted(t *testing.T) {
+	var logs logBuffer
+	o := storeOptions(t)
+	o.Timeout, o.Logger = 500*time.Millisecond, slog.New(slog.NewTextHandler(&logs, nil))
+	p := openWith(t, o)
+	js, ok := p.js.(syncedJS)
+	if !ok {
+		t.Skip("only where natsqueue syncs the store itself")
+	}
+	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) {
+		s.MaxBatchTimeout, s.MaxRetries, s.DeadLetterQueue = 0, 0, "dlq"
+	})
+	send(t, p, `1`, 0)
+	if _, err := p.ensureQueue(context.Background(), "dlq"); err != nil {
+		t.Fatal(err)
+	}
+	real := setSync(js.g, func() error { return errors.New("the disk is gone") })
+	r, _ := deliverWithin(t, p, "q", 10*time.Second, func(hostbridge.Event) error {
+		return errors.New("fails")
+	})
+	setSync(js.g, real)
+	if len(r.Retried)+len(r.DeadLettered) != 0 || !strings.Contains(logs.String(), "natsqueue: dead-letter copy (retried in 1 s)") {
+		t.Fatalf("result %+v; log %q", r, logs.String())
+	}
+	handled := 0
+	for deadline := time.Now().Add(p.opts.AckWait + 3*time.Second); time.Now().Before(deadline) && p.Stats("q").DeadLettered == 0; {
+		deliverWithin(t, p, "q", time.Second, func(hostbridge.Event) error { handled++; return nil })
+	}
+	s := p.Stats("q")
+	if handled != 0 || s.Delivered != 1 || s.Retried != 0 || s.DeadLettered != 1 || s.Pending != 0 {
+		t.Errorf("handled again %d times; stats %+v, want Delivered 1, Retried 0, DeadLettered 1, Pending 0", handled, s)
+	}
+}
