@@ -41,7 +41,7 @@ var pkgs = map[string]pkg{
 			"inbound.go":     {"Inbound|Header|SpecFunctions|URL|Fake|NewRequest|HTTPEvent|SameOrigin", ""},
 			"url.go":         {"URL|Inbound|SameOrigin|HTTPEvent|SpecFunctions", ""},
 			"form.go":        {"URLSearchParams|Inbound|SameOrigin|SpecFunctions|Form", ""},
-			"utf8.go":        {"UTF8|Body|Inbound|HTTPEvent|ReadMemory|ReadQueueBatch|String|JSON", ""},
+			"utf8.go":        {"UTF8|Body|Inbound|HTTPEvent|ReadMemory|ReadQueueBatch|String|JSON|Canonical|Syntax|Lenient", ""},
 			"httpevent.go":   {"HTTPEvent|RequestURL|NetHTTP|DeclaredLength|Inbound|Header", ""},
 			"memory.go":      {"Memory|CheckQueue|Producer|Consumer|Queue|DelayValue|Send|DeadLetter|Example", ""},
 			"fakeevent.go":   {"Fake|NewRequest|Inbound|Header|SpecFunctions", ""},
