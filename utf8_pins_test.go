@@ -1,6 +1,9 @@
 package hostbridge
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestUTF8PinsShortBOMPrefix pins that only a whole BOM is stripped ("只有整个
 // 正文开头的 BOM 被剥除", 读取入站有限正文文字): a body that is just the first two
@@ -25,5 +28,34 @@ func TestUTF8PinsShortBOMPrefix(t *testing.T) {
 		if st, b, err := ReadInboundBytes(ev, 100); err != nil || st != BodyOK || string(b) != "\xef\xbb" {
 			t.Errorf("EF BB as bytes: (%d, %q, %v)", st, b, err)
 		}
+	}
+}
+
+// TestUTF8PinsLenientLengthCounted pins how the 16 MiB bound of lenient
+// text is measured ("因每个非法字节都变成 3 字节的 U+FFFD，解码后文字可能长于字节数；若超过 16
+// MiB，属于违规", 读取入站有限正文文字): on the decoded text, the well-formed
+// bytes before, between and after the replaced ones all counted.
+func TestUTF8PinsLenientLengthCounted(t *testing.T) {
+	n := 16777215 / 3 // bytes of FF giving 16777215 bytes of U+FFFD
+	half := n / 2
+	for _, c := range []struct {
+		body string
+		ok   bool
+	}{
+		{"a" + strings.Repeat("\xff", n), true},
+		{"ab" + strings.Repeat("\xff", n), false},
+		{strings.Repeat("\xff", half) + "a" + strings.Repeat("\xff", n-half), true},
+		{strings.Repeat("\xff", half) + "ab" + strings.Repeat("\xff", n-half), false},
+		{strings.Repeat("\xff", n) + "é", false},
+	} {
+		ev, _ := post(nil, c.body)
+		st, s, err := ReadInboundText(ev, 16777216)
+		if c.ok {
+			if err != nil || st != BodyOK || len(s) != 16777216 {
+				t.Errorf("%d bytes: (%d, %d bytes, %v), want 16 MiB of text", len(c.body), st, len(s), err)
+			}
+			continue
+		}
+		wantBodyError(t, "over 16 MiB decoded", err, Violation, MsgLenientTooLong)
 	}
 }
