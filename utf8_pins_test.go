@@ -1,6 +1,7 @@
 package hostbridge
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -57,5 +58,27 @@ func TestUTF8PinsLenientLengthCounted(t *testing.T) {
 			continue
 		}
 		wantBodyError(t, "over 16 MiB decoded", err, Violation, MsgLenientTooLong)
+	}
+}
+
+// TestUTF8PinsBadByteOffset pins the position a syntax error gives for a
+// JSON string that is not valid UTF-8 (the reason the platform reports, 读取
+// 入站有限癸象正文文's status 5 "平台报告的原因", and 发送队列消息's): the offset of
+// the first byte of the first ill-formed sequence — not of a well-formed
+// U+FFFD before it, nor of a later one.
+func TestUTF8PinsBadByteOffset(t *testing.T) {
+	for _, c := range []struct {
+		src string
+		off int
+	}{
+		{"\"abcdefghijk\xffxyz\"", 12},
+		{"\"ab\xef\xbf\xbdcd\xffxyz\"", 8},
+		{"[\"\xef\xbf\xbd\", \"ok\xe0\x80zz\xff\"]", 11},
+		{"\"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xed\xa0\x80\xc3\xa9\"", 15},
+	} {
+		_, _, err := canonical(nil, []byte(c.src), &canonOptions{maxDepth: MaxJSONDepth})
+		if err == nil || !strings.HasSuffix(err.Error(), " "+strconv.Itoa(c.off)) {
+			t.Errorf("%q: %v, want the position %d", c.src, err, c.off)
+		}
 	}
 }
