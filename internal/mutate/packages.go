@@ -18,7 +18,7 @@ type subset struct{ run, tags string }
 
 // fastJSON is the tests of the fast path's canonical JSON (the default
 // build).
-var fastJSON = subset{"Canonical|String|Number|KeyOrder|JCS|IsMarker|Depth|JSONTestSuite|Fast|Syntax|Batch|Producer|ReadQueueBatch", ""}
+var fastJSON = subset{"Canonical|String|Number|KeyOrder|JCS|IsMarker|Depth|JSONTestSuite|Fast|Syntax|Batch|Producer|ReadQueueBatch|UTF8Pins", ""}
 
 var pkgs = map[string]pkg{
 	// The root package: canonref.go is tested in the reference build, where
