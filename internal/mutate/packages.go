@@ -31,7 +31,7 @@ var pkgs = map[string]pkg{
 		equivalents: "internal/mutate/equivalent.txt",
 		short:       true,
 		subsets: map[string]subset{
-			"canonref.go":    {"Canonical|Reference|String|Number|KeyOrder|JCS|IsMarker|Depth|JSONTestSuite|Batch|Producer|Consumer|Syntax", "hostbridge_ref"},
+			"canonref.go":    {"Canonical|Reference|String|Number|KeyOrder|JCS|IsMarker|Depth|JSONTestSuite|Batch|Producer|Consumer|Syntax|UTF8Pins", "hostbridge_ref"},
 			"queue.go":       {"Producer|Batch|Error|Send|Example|CheckQueue|Memory", ""},
 			"batch.go":       {"Producer|Batch|Error|Send|Example|CheckQueue|Memory|Reference|Delay", ""},
 			"consumer.go":    {"Consumer|Queue|Memory|Example|CheckQueue|AckRetry", ""},
