@@ -1,7 +1,9 @@
 package hostbridge
 
 import (
+	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 )
@@ -82,4 +84,143 @@ func TestMemoryPinsEnqueueDelayClamp(t *testing.T) {
 		t.Fatalf("a delay above 43200: %+v", r)
 	}
 	checkStats(t, p, "q", QueueStats{Sent: 3, Delivered: 3, Acked: 3})
+}
+
+// TestMemoryPinsOwnCopies pins that the memory platform keeps its own copy
+// of what it is sent (a Queue binding's send serialises the body at the
+// call): a caller reusing its buffers afterwards changes neither the
+// queued messages nor the record of calls.
+func TestMemoryPinsOwnCopies(t *testing.T) {
+	p := newVirtual(t)
+	body := []byte(`"ab"`)
+	batch := []BatchMessage{{Body: body, ContentType: contentTypeJSON}}
+	if err := p.SendBatch(context.Background(), "B", batch); err != nil {
+		t.Fatal(err)
+	}
+	copy(body, `"zz"`)
+	batch[0].Body = []byte(`"yy"`)
+	if q := p.Queued("q"); len(q) != 1 || string(q[0].Body.(json.RawMessage)) != `"ab"` {
+		t.Errorf("queued %+v", q)
+	}
+	if c := p.Calls(); len(c) != 1 || string(c[0].Messages[0].Body) != `"ab"` {
+		t.Errorf("calls %+v", c)
+	}
+}
+
+// TestMemoryPinsUnboundBindingText pins the reason the memory platform
+// reports for a binding it has no queue for, which 发送队列消息 would pass on
+// after its prefix ("平台拒绝时抛出的异常消息是 `队列发送失败：` … 加上平台报告的原文"),
+// and its record of the failed call.
+func TestMemoryPinsUnboundBindingText(t *testing.T) {
+	p := newVirtual(t)
+	err := p.Send(context.Background(), "nope", []byte("1"), SendOptions{ContentType: contentTypeJSON})
+	if err == nil || err.Error() != "binding nope is not configured" {
+		t.Errorf("error %v", err)
+	}
+	if c := p.Calls(); len(c) != 1 || c[0].Err != "binding nope is not configured" || c[0].Binding != "nope" || c[0].Method != "send" {
+		t.Errorf("calls %+v", c)
+	}
+}
+
+// TestMemoryPinsEnqueueDefaults pins Enqueue's defaults for what a message
+// left out: a new unique ID, the platform clock's time, attempts 1 (读取队列批次:
+// "attempts 从 1 起"); what it gave is kept.
+func TestMemoryPinsEnqueueDefaults(t *testing.T) {
+	p := newVirtual(t)
+	p.Advance(time.Minute)
+	a := p.Enqueue("q", Message{Body: json.RawMessage(`1`)}, 0)
+	b := p.Enqueue("q", Message{Body: json.RawMessage(`2`)}, 0)
+	given := Message{ID: "given", Timestamp: epoch.Add(-time.Hour), Attempts: 3, Body: json.RawMessage(`3`)}
+	if id := p.Enqueue("q", given, 0); id != "given" {
+		t.Errorf("Enqueue kept ID %q", id)
+	}
+	q := p.Queued("q")
+	if a == "" || b == "" || a == b || len(q) != 3 || q[0].ID != a || q[1].ID != b {
+		t.Fatalf("IDs %q %q, queued %+v", a, b, q)
+	}
+	for _, m := range q[:2] {
+		if !m.Timestamp.Equal(epoch.Add(time.Minute)) || m.Attempts != 1 {
+			t.Errorf("defaults %+v", m)
+		}
+	}
+	if m := q[2]; !m.Timestamp.Equal(given.Timestamp) || m.Attempts != 3 {
+		t.Errorf("given %+v", m)
+	}
+}
+
+// TestMemoryPinsSettingsErrors pins the errors CheckConsumerSettings gives
+// for each setting out of range: each names the setting and the value it
+// was given, and the range.
+func TestMemoryPinsSettingsErrors(t *testing.T) {
+	for _, c := range []struct {
+		set  func(*ConsumerSettings)
+		want string
+	}{
+		{func(s *ConsumerSettings) { s.MaxBatchSize = 101 }, "hostbridge: MaxBatchSize 101 is not in 1…100"},
+		{func(s *ConsumerSettings) { s.MaxBatchTimeout = 61 * time.Second }, "hostbridge: MaxBatchTimeout 1m1s is not in 0…1m0s"},
+		{func(s *ConsumerSettings) { s.MaxRetries = 101 }, "hostbridge: MaxRetries 101 is not in 0…100"},
+		{func(s *ConsumerSettings) { s.RetryDelay = 43201 }, "hostbridge: RetryDelay 43201 is not in 0…43200"},
+		{func(s *ConsumerSettings) { s.DeadLetterQueue = "q" }, `hostbridge: queue "q" cannot be its own dead-letter queue`},
+	} {
+		s := ConsumerSettings{MaxBatchSize: 7, MaxBatchTimeout: 8 * time.Second, MaxRetries: 9, RetryDelay: 10}
+		c.set(&s)
+		if err := CheckConsumerSettings("q", s); err == nil || err.Error() != c.want {
+			t.Errorf("error %v, want %q", err, c.want)
+		}
+	}
+}
+
+// TestMemoryPinsWaitWakes pins Wait's promise: it evaluates cond again
+// after every change of the platform — here a send, Advance, VirtualClock
+// and SetConsumer, each made while Wait is blocked.
+func TestMemoryPinsWaitWakes(t *testing.T) {
+	p := newVirtual(t)
+	for _, c := range []struct {
+		name   string
+		change func()
+		cond   func() bool
+	}{
+		{"send", func() { sendN(t, p, 1, 0) }, func() bool { return p.Stats("q").Sent == 1 }},
+		{"Advance", func() { p.Advance(time.Minute) }, func() bool { return p.Now().Equal(epoch.Add(time.Minute)) }},
+		{"VirtualClock", func() { p.VirtualClock(epoch) }, func() bool { return p.Now().Equal(epoch) }},
+		{"SetConsumer", func() { setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchSize = 5 }) },
+			func() bool { return p.Consumer("q").MaxBatchSize == 5 }},
+	} {
+		waiting, done := make(chan struct{}), make(chan error)
+		first := true
+		go func() {
+			done <- p.Wait(context.Background(), func() bool {
+				if first {
+					first = false
+					close(waiting)
+					return false
+				}
+				return c.cond()
+			})
+		}()
+		<-waiting
+		c.change()
+		if err := <-done; err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+	}
+}
+
+// TestMemoryPinsResultNamesQueue pins DeliveryResult.Queue and the queue
+// name 读取队列批次 gives ("{"queue":"队列名",…}"): the queue delivered from,
+// for a queue the platform made on first use.
+func TestMemoryPinsResultNamesQueue(t *testing.T) {
+	p := newVirtual(t)
+	setConsumer(t, p, "other", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0 })
+	p.Enqueue("fresh", Message{Body: json.RawMessage(`1`)}, 0)
+	p.Advance(time.Minute)
+	var text string
+	r := deliver(t, p, "fresh", func(ev Event) error {
+		var err error
+		text, err = ReadQueueBatch(ev)
+		return err
+	})
+	if r.Queue != "fresh" || !strings.HasPrefix(text, `{"queue":"fresh",`) {
+		t.Errorf("result queue %q, batch %s", r.Queue, text)
+	}
 }

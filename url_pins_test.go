@@ -152,7 +152,7 @@ func TestURLPinsNoScheme(t *testing.T) {
 // "#", even before an "@") or before its port: new URL fails them
 // ("host-missing"), so they are Failure MsgRequestURL.
 func TestURLPinsHostMissing(t *testing.T) {
-	for _, u := range []string{"http://?@host.example/", "http://#@host.example/", "http://:80/", "http://u@:80/",
+	for _, u := range []string{"http://?@host.example/", "http://#@host.example/", "http://?@host.example", "http://#@host.example", "http://:80/", "http://u@:80/",
 		"http://u@/", "https://:/", "ws://?x"} {
 		_, err := InboundHostname(fetchEvent(u))
 		checkError(t, err, &wantError{"failure", MsgRequestURL})

@@ -18,7 +18,7 @@ type subset struct{ run, tags string }
 
 // fastJSON is the tests of the fast path's canonical JSON (the default
 // build).
-var fastJSON = subset{"Canonical|String|Number|KeyOrder|JCS|IsMarker|Depth|JSONTestSuite|Fast|Syntax|Batch|Producer|ReadQueueBatch", ""}
+var fastJSON = subset{"Canonical|String|Number|KeyOrder|JCS|IsMarker|Depth|JSONTestSuite|Fast|Syntax|Batch|Producer|ReadQueueBatch|UTF8Pins", ""}
 
 var pkgs = map[string]pkg{
 	// The root package: canonref.go is tested in the reference build, where
@@ -31,7 +31,7 @@ var pkgs = map[string]pkg{
 		equivalents: "internal/mutate/equivalent.txt",
 		short:       true,
 		subsets: map[string]subset{
-			"canonref.go":    {"Canonical|Reference|String|Number|KeyOrder|JCS|IsMarker|Depth|JSONTestSuite|Batch|Producer|Consumer|Syntax", "hostbridge_ref"},
+			"canonref.go":    {"Canonical|Reference|String|Number|KeyOrder|JCS|IsMarker|Depth|JSONTestSuite|Batch|Producer|Consumer|Syntax|UTF8Pins", "hostbridge_ref"},
 			"queue.go":       {"Producer|Batch|Error|Send|Example|CheckQueue|Memory", ""},
 			"batch.go":       {"Producer|Batch|Error|Send|Example|CheckQueue|Memory|Reference|Delay", ""},
 			"consumer.go":    {"Consumer|Queue|Memory|Example|CheckQueue|AckRetry", ""},
@@ -41,7 +41,7 @@ var pkgs = map[string]pkg{
 			"inbound.go":     {"Inbound|Header|SpecFunctions|URL|Fake|NewRequest|HTTPEvent|SameOrigin", ""},
 			"url.go":         {"URL|Inbound|SameOrigin|HTTPEvent|SpecFunctions", ""},
 			"form.go":        {"URLSearchParams|Inbound|SameOrigin|SpecFunctions|Form", ""},
-			"utf8.go":        {"UTF8|Body|Inbound|HTTPEvent|ReadMemory|ReadQueueBatch|String|JSON", ""},
+			"utf8.go":        {"UTF8|Body|Inbound|HTTPEvent|ReadMemory|ReadQueueBatch|String|JSON|Canonical|Syntax|Lenient", ""},
 			"httpevent.go":   {"HTTPEvent|RequestURL|NetHTTP|DeclaredLength|Inbound|Header", ""},
 			"memory.go":      {"Memory|CheckQueue|Producer|Consumer|Queue|DelayValue|Send|DeadLetter|Example", ""},
 			"fakeevent.go":   {"Fake|NewRequest|Inbound|Header|SpecFunctions", ""},
