@@ -76,7 +76,7 @@ func TestUTF8PinsBadByteOffset(t *testing.T) {
 		{"[\"\xef\xbf\xbd\", \"ok\xe0\x80zz\xff\"]", 11},
 		{"\"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xed\xa0\x80\xc3\xa9\"", 15},
 	} {
-		_, _, err := canonical(nil, []byte(c.src), &canonOptions{maxDepth: MaxJSONDepth})
+		_, _, err := canonical(nil, []byte(c.src), &canonOptions{syntaxDepthLimit: MaxJSONDepth})
 		if err == nil || !strings.HasSuffix(err.Error(), " "+strconv.Itoa(c.off)) {
 			t.Errorf("%q: %v, want the position %d", c.src, err, c.off)
 		}
