@@ -13,6 +13,7 @@ import (
 // "1e+21").
 // Pins D14.
 func TestBatchPinsTotalOnCanonicalBodies(t *testing.T) {
+	// Pins Q34.
 	str := func(n int) string { return `"` + strings.Repeat("a", n) + `"` } // canonical n+2 bytes
 	list := func(elem string, n int) string { return "[" + strings.TrimSuffix(strings.Repeat(elem, n), ",") + "]" }
 	for _, c := range []struct {

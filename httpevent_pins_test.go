@@ -14,6 +14,7 @@ import (
 // POST or an extension method with the same stream has it.
 // Pins D48.
 func TestHTTPEventPinsHeadHasNoBody(t *testing.T) {
+	// Pins I52.
 	for _, c := range []struct {
 		method string
 		st     BodyStatus
@@ -104,6 +105,7 @@ func TestHTTPEventPinsAbsoluteFormScheme(t *testing.T) {
 // it; other methods keep theirs. (读取入站有限正文字节's status 2: "方法为 GET 或
 // HEAD，或宿主没有为该请求提供正文流".)
 func TestHTTPEventPinsGetHeadNoStream(t *testing.T) {
+	// Pins I52.
 	for _, m := range []string{"GET", "HEAD", "get", "Head", "POST", "PATCH"} {
 		r := &http.Request{Method: m, RequestURI: "/", Host: "example.com", URL: &url.URL{Path: "/"},
 			Header: http.Header{"Content-Length": {"2"}}, ContentLength: 2, Body: readCloser{strings.NewReader("hi")}}
@@ -155,6 +157,7 @@ func TestHTTPEventPinsClientSideRequest(t *testing.T) {
 // Content-Length header with no Body, an empty stream (读取入站有限正文字节: "空正文流
 // 返回状态 0 与空结果").
 func TestHTTPEventPinsHandmadeRequest(t *testing.T) {
+	// Pins I61.
 	r := &http.Request{Method: "POST", RequestURI: "/", Host: "h.example", URL: &url.URL{Path: "/"}}
 	if v, err := InboundHeader(HTTPEvent(r), "host"); err != nil || v != "h.example" {
 		t.Errorf("Host header %q, %v", v, err)
@@ -191,6 +194,7 @@ func TestHTTPEventPinsHeaderValues(t *testing.T) {
 // the host read the body itself ("正文已被读取：本包任一读取函数、宿主的其他读取，或其他读取器
 // 已锁定正文流"): Open gives the host the stream and marks it used.
 func TestHTTPEventPinsHostReadMarksUsed(t *testing.T) {
+	// Pins I53.
 	r := &http.Request{Method: "POST", RequestURI: "/", Host: "h.example", URL: &url.URL{Path: "/"},
 		Header: http.Header{"Content-Length": {"2"}}, ContentLength: 2, Body: readCloser{strings.NewReader("hi")}}
 	ev := HTTPEvent(r)

@@ -11,6 +11,7 @@ import (
 // spelling): "只要标头出现即为阳，值为空字符串也算出现；名称不区分大小写（headers.has
 // 语义）". 读取入站标头值 gives "" for it, as for a missing one.
 func TestInboundPinsHeaderWithoutValues(t *testing.T) {
+	// Pins I39.
 	h := http.Header{"X-Nil": nil, "X-Empty": {}, "x-lower-nil": nil, "x-lower-empty": {}}
 	ev := NewRequestEvent(EventFetch, "GET", "https://example.com/", h, nil)
 	for _, c := range []struct {
@@ -58,6 +59,7 @@ func TestInboundPinsHeaderSpellingsJoined(t *testing.T) {
 // 查询参数规则读取第一个同名值，已经百分号解码"). A BOM is not stripped from either.
 // Pins D36.
 func TestInboundPinsQueryNameUSV(t *testing.T) {
+	// Pins I19.
 	ev := fetchEvent("https://example.com/?a%FF=1&%EF%BB%BFb=2&c=3")
 	for _, c := range []struct {
 		name, value string

@@ -38,6 +38,7 @@ func TestMemoryPinsPendingInFlight(t *testing.T) {
 // queue alone.
 // Pins D29.
 func TestMemoryPinsDeadLetterAttempts(t *testing.T) {
+	// Pins Q55.
 	p := newVirtual(t)
 	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0; s.MaxRetries = 1; s.DeadLetterQueue = "dlq" })
 	id := p.Enqueue("q", Message{Attempts: 5, Body: json.RawMessage(`1`)}, 0)
@@ -69,6 +70,7 @@ func TestMemoryPinsDeadLetterAttempts(t *testing.T) {
 // after exactly 43200 seconds.
 // Pins D17.
 func TestMemoryPinsEnqueueDelayClamp(t *testing.T) {
+	// Pins Q23.
 	p := newVirtual(t)
 	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0 })
 	early := p.Enqueue("q", Message{Body: json.RawMessage(`1`)}, -5)
@@ -112,6 +114,7 @@ func TestMemoryPinsOwnCopies(t *testing.T) {
 // after its prefix ("平台拒绝时抛出的异常消息是 `队列发送失败：` … 加上平台报告的原文"),
 // and its record of the failed call.
 func TestMemoryPinsUnboundBindingText(t *testing.T) {
+	// Pins Q47.
 	p := newVirtual(t)
 	err := p.Send(context.Background(), "nope", []byte("1"), SendOptions{ContentType: contentTypeJSON})
 	if err == nil || err.Error() != "binding nope is not configured" {

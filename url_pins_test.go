@@ -12,6 +12,7 @@ import (
 // part dropped); a fifth part, or a part over its bytes, fails the parser,
 // which the package reports as Failure MsgRequestURL.
 func TestURLPinsIPv4Parts(t *testing.T) {
+	// Pins I35.
 	for _, c := range []struct{ url, host string }{
 		{"http://1.2.3.4/", "1.2.3.4"},
 		{"http://1.2.3.4./", "1.2.3.4"},
@@ -57,6 +58,7 @@ func TestURLPinsIPv4Parts(t *testing.T) {
 // host after the last "@" of the authority, which ends at the first "/",
 // "\", "?" or "#" ("读取入站来源 返回 URL 标准的 origin").
 func TestURLPinsUserinfoLastAt(t *testing.T) {
+	// Pins I35, I23.
 	for _, c := range []struct{ url, host, origin string }{
 		{"http://u@v@host.example:8080/p@q", "host.example", "http://host.example:8080"},
 		{"http://u:p@w@host.example/", "host.example", "http://host.example"},
@@ -181,6 +183,7 @@ func TestURLPinsControlBytesEncoded(t *testing.T) {
 // ASCII upper-case letter of the host is lowered, Z included, wherever it
 // stands.
 func TestURLPinsHostLowercase(t *testing.T) {
+	// Pins I35.
 	for in, want := range map[string]string{"z.Z": "z.z", "A.Z": "a.z", "ZZ": "zz", "aZ.b": "az.b", "[a]Z": "", "Az[": ""} {
 		got, err := InboundHostname(fetchEvent("http://" + in + "/"))
 		if want == "" {
