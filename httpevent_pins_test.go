@@ -44,22 +44,12 @@ func (readCloser) Close() error { return nil }
 // an absolute-form target). 读取入站主机名: "返回当前请求 URL 的 hostname".
 // Pins D46.
 func TestHTTPEventPinsAbsoluteFormUserinfo(t *testing.T) {
-	for _, c := range []struct{ target, host, path string }{
+	checkTargetHostPath(t, []targetHostPath{
 		{"http://a@b@target.example/p?q", "target.example", "/p"},
 		{"http://a:b@c@target.example:81/", "target.example", "/"},
 		{"http://target.example/x@y", "target.example", "/x@y"},
 		{"http://a@target.example?x@y", "target.example", "/"},
-	} {
-		r := &http.Request{Method: "GET", RequestURI: c.target, Host: "host.example", URL: &url.URL{Path: "/"}, Header: http.Header{}}
-		ev := HTTPEvent(r)
-		host, err := InboundHostname(ev)
-		checkError(t, err, nil)
-		path, err := InboundRawPath(ev)
-		checkError(t, err, nil)
-		if host != c.host || path != c.path {
-			t.Errorf("%q: hostname %q path %q, want %q %q", c.target, host, path, c.host, c.path)
-		}
-	}
+	})
 }
 
 // TestHTTPEventPinsAbsoluteFormScheme pins which request targets are in
@@ -69,7 +59,7 @@ func TestHTTPEventPinsAbsoluteFormUserinfo(t *testing.T) {
 // another target is a path, with the Host header's host. 读取入站主机名:
 // "返回当前请求 URL 的 hostname".
 func TestHTTPEventPinsAbsoluteFormScheme(t *testing.T) {
-	for _, c := range []struct{ target, host, path string }{
+	checkTargetHostPath(t, []targetHostPath{
 		{"z9+.-://target.example/p", "target.example", "/p"},
 		{"Zz://target.example/p", "target.example", "/p"},
 		{"a0Z://target.example", "target.example", "/"},
@@ -86,17 +76,7 @@ func TestHTTPEventPinsAbsoluteFormScheme(t *testing.T) {
 		{"://target.example/p", "host.example", "/://target.example/p"},
 		{"http:/target.example/p", "host.example", "/http:/target.example/p"},
 		{"a://target.example/x://y", "target.example", "/x://y"},
-	} {
-		r := &http.Request{Method: "GET", RequestURI: c.target, Host: "host.example", URL: &url.URL{Path: "/"}, Header: http.Header{}}
-		ev := HTTPEvent(r)
-		host, err := InboundHostname(ev)
-		checkError(t, err, nil)
-		path, err := InboundRawPath(ev)
-		checkError(t, err, nil)
-		if host != c.host || path != c.path {
-			t.Errorf("%q: hostname %q path %q, want %q %q", c.target, host, path, c.host, c.path)
-		}
-	}
+	})
 }
 
 // TestHTTPEventPinsGetHeadNoStream pins the Request a GET or HEAD request
@@ -250,5 +230,26 @@ func TestHTTPEventPinsAbsoluteFormAuthority(t *testing.T) {
 		r.RequestURI = target
 		_, err := InboundHostname(HTTPEvent(r))
 		checkError(t, err, &wantError{"failure", MsgRequestURL})
+	}
+}
+
+// targetHostPath is a request target sent with Host: host.example, and the
+// hostname and raw path the app must read.
+type targetHostPath struct{ target, host, path string }
+
+// checkTargetHostPath sends each target over HTTPEvent and checks what
+// InboundHostname and InboundRawPath read.
+func checkTargetHostPath(t *testing.T, cases []targetHostPath) {
+	t.Helper()
+	for _, c := range cases {
+		r := &http.Request{Method: "GET", RequestURI: c.target, Host: "host.example", URL: &url.URL{Path: "/"}, Header: http.Header{}}
+		ev := HTTPEvent(r)
+		host, err := InboundHostname(ev)
+		checkError(t, err, nil)
+		path, err := InboundRawPath(ev)
+		checkError(t, err, nil)
+		if host != c.host || path != c.path {
+			t.Errorf("%q: hostname %q path %q, want %q %q", c.target, host, path, c.host, c.path)
+		}
 	}
 }
