@@ -214,14 +214,7 @@ func TestAlreadyGone(t *testing.T) {
 // the same publish ID), the message is handed over once, with attempts 2,
 // and neither stays in the stream.
 func TestRetryCopyUnconfirmed(t *testing.T) {
-	var logs logBuffer
-	o := storeOptions(t)
-	o.Timeout, o.Logger = 500*time.Millisecond, slog.New(slog.NewTextHandler(&logs, nil))
-	p := openWith(t, o)
-	js, ok := p.js.(syncedJS)
-	if !ok {
-		t.Skip("only where natsqueue syncs the store itself")
-	}
+	p, js, logs := openSyncedLogged(t)
 	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
 	send(t, p, `1`, 0)
 	real := setSync(js.g, func() error { return errors.New("the disk is gone") })
@@ -299,14 +292,7 @@ func TestPublishConfirmed(t *testing.T) {
 // delivery, no retry, one dead letter (Delivered and Retried count a
 // handler's deliveries and the retries its outcome asked for).
 func TestDeadLetterUnconfirmedNotCounted(t *testing.T) {
-	var logs logBuffer
-	o := storeOptions(t)
-	o.Timeout, o.Logger = 500*time.Millisecond, slog.New(slog.NewTextHandler(&logs, nil))
-	p := openWith(t, o)
-	js, ok := p.js.(syncedJS)
-	if !ok {
-		t.Skip("only where natsqueue syncs the store itself")
-	}
+	p, js, logs := openSyncedLogged(t)
 	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) {
 		s.MaxBatchTimeout, s.MaxRetries, s.DeadLetterQueue = 0, 0, "dlq"
 	})
@@ -330,4 +316,20 @@ func TestDeadLetterUnconfirmedNotCounted(t *testing.T) {
 	if handled != 0 || s.Delivered != 1 || s.Retried != 0 || s.DeadLettered != 1 || s.Pending != 0 {
 		t.Errorf("handled again %d times; stats %+v, want Delivered 1, Retried 0, DeadLettered 1, Pending 0", handled, s)
 	}
+}
+
+// openSyncedLogged opens an embedded Platform whose store sync a test can
+// fail (it skips where the server syncs), with a 500 ms timeout and its log
+// kept.
+func openSyncedLogged(t *testing.T) (*Platform, syncedJS, *logBuffer) {
+	t.Helper()
+	logs := new(logBuffer)
+	o := storeOptions(t)
+	o.Timeout, o.Logger = 500*time.Millisecond, slog.New(slog.NewTextHandler(logs, nil))
+	p := openWith(t, o)
+	js, ok := p.js.(syncedJS)
+	if !ok {
+		t.Skip("only where natsqueue syncs the store itself")
+	}
+	return p, js, logs
 }
