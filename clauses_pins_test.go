@@ -69,21 +69,6 @@ func TestAnyJSONValueBody(t *testing.T) {
 	}
 }
 
-// TestHeaderPresentWithoutValues: a header the host lists with no value at
-// all (an empty slice, or nil) is present, and its value is "", as an
-// empty value is.
-func TestHeaderPresentWithoutValues(t *testing.T) {
-	// Pins I39.
-	for _, vs := range [][]string{{}, nil, {""}} {
-		ev := NewRequestEvent("fetch", "GET", "https://example.com/", http.Header{"X-Empty": vs}, nil)
-		has, err := InboundHeaderExists(ev, "x-empty")
-		v, err2 := InboundHeader(ev, "x-empty")
-		if !has || err != nil || v != "" || err2 != nil {
-			t.Errorf("X-Empty %#v: exists (%v, %v), value (%q, %v); want true and \"\"", vs, has, err, v, err2)
-		}
-	}
-}
-
 // TestHeadRequestHasNoBody: a HEAD request is status 2 whatever stream it
 // carries, and the stream is not touched, as for GET; the method is
 // compared case-insensitively.

@@ -12,13 +12,13 @@ import (
 // 语义）". 读取入站标头值 gives "" for it, as for a missing one.
 func TestInboundPinsHeaderWithoutValues(t *testing.T) {
 	// Pins I39.
-	h := http.Header{"X-Nil": nil, "X-Empty": {}, "x-lower-nil": nil, "x-lower-empty": {}}
+	h := http.Header{"X-Nil": nil, "X-Empty": {}, "X-Blank": {""}, "x-lower-nil": nil, "x-lower-empty": {}}
 	ev := NewRequestEvent(EventFetch, "GET", "https://example.com/", h, nil)
 	for _, c := range []struct {
 		name   string
 		exists bool
 	}{
-		{"x-nil", true}, {"X-EMPTY", true}, {"X-Lower-Nil", true}, {"x-lower-empty", true}, {"x-missing", false},
+		{"x-nil", true}, {"X-EMPTY", true}, {"x-blank", true}, {"X-Lower-Nil", true}, {"x-lower-empty", true}, {"x-missing", false},
 	} {
 		got, err := InboundHeaderExists(ev, c.name)
 		checkError(t, err, nil)

@@ -104,12 +104,7 @@ func TestURLPinsEveryAbsoluteInput(t *testing.T) {
 		}
 		ran++
 		ev := fetchEvent(c.Input)
-		var got [4]string
-		var errs [4]error
-		got[0], errs[0] = InboundOrigin(ev)
-		got[1], errs[1] = InboundHostname(ev)
-		got[2], errs[2] = InboundRawPath(ev)
-		got[3], errs[3] = InboundRawQuery(ev)
+		got, errs := readURLPieces(ev)
 		if c.Failure || !special[c.Protocol] {
 			refused++
 			for _, err := range errs {

@@ -761,12 +761,7 @@ func TestInboundURLParse(t *testing.T) {
 	readTestJSON(t, "inbound-url-parse.json", &d)
 	for _, r := range d.Rows {
 		ev := NewRequestEvent(EventFetch, "GET", r.URL, nil, nil)
-		var got [4]string
-		var errs [4]error
-		got[0], errs[0] = InboundOrigin(ev)
-		got[1], errs[1] = InboundHostname(ev)
-		got[2], errs[2] = InboundRawPath(ev)
-		got[3], errs[3] = InboundRawQuery(ev)
+		got, errs := readURLPieces(ev)
 		if r.Want.Error {
 			for _, err := range errs {
 				checkError(t, err, &wantError{"failure", MsgRequestURL})
@@ -812,4 +807,14 @@ func TestSameOriginURLParsesAgain(t *testing.T) {
 			t.Errorf("%s: built %q (want %q), which parses as %q, %v", host, got, want, u.href(), ok)
 		}
 	}
+}
+
+// readURLPieces reads what the four URL readers give for ev: origin,
+// hostname, raw path and raw query, each with its error.
+func readURLPieces(ev Event) (got [4]string, errs [4]error) {
+	got[0], errs[0] = InboundOrigin(ev)
+	got[1], errs[1] = InboundHostname(ev)
+	got[2], errs[2] = InboundRawPath(ev)
+	got[3], errs[3] = InboundRawQuery(ev)
+	return got, errs
 }
