@@ -39,7 +39,7 @@ func main() {
 	files := flag.String("files", "", "comma-separated files of the package to mutate (default: the package's, in packages.go)")
 	run := flag.String("run", "", "go test -run for every mutant (default: the file's tests, in packages.go)")
 	tags := flag.String("tags", "", "go test -tags for every mutant (default: the file's build, in packages.go)")
-	timeout := flag.Duration("timeout", 30*time.Second, "go test -timeout for every mutant (a mutant that hangs a test is killed)")
+	timeout := flag.Duration("timeout", 30*time.Second, "go test -timeout for every mutant (one that times out runs again with 6 times as long; timing out twice kills it)")
 	only := flag.String("only", "", "test only the mutants whose key matches this regexp")
 	list := flag.Bool("list", false, "list the mutants, run nothing")
 	check := flag.Bool("check", false, "build each file's schema and run its tests with no mutant on, run no mutant")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -114,16 +115,34 @@ func (r runner) fileOf(files map[string]string) string {
 	return ""
 }
 
+// slowMachine is how many times -timeout a mutant whose tests timed out is
+// given again: on a loaded machine a test run can outlast -timeout with
+// nothing wrong, and that is no kill; a mutant that makes a test hang
+// times out again.
+const slowMachine = 6
+
 // runTests runs the test binary with mutant k of the schema on (0: none),
-// and reports whether every test passed.
+// and reports whether every test passed, running it again with a longer
+// timeout when it timed out.
 func (r runner) runTests(bin, file string, k int) bool {
+	passed, timedOut := r.runOnce(bin, file, k, r.timeout)
+	if timedOut {
+		passed, _ = r.runOnce(bin, file, k, slowMachine*r.timeout)
+	}
+	return passed
+}
+
+// runOnce runs the test binary once with mutant k on and a timeout, and
+// reports whether every test passed and whether the run timed out.
+func (r runner) runOnce(bin, file string, k int, timeout time.Duration) (passed, timedOut bool) {
 	run, _ := r.subset(file)
-	ctx, cancel := context.WithTimeout(context.Background(), r.timeout+30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout+30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "-test.count=1", fmt.Sprintf("-test.short=%v", r.pkg.short),
-		"-test.failfast", "-test.run", run, "-test.timeout", r.timeout.String())
+		"-test.failfast", "-test.run", run, "-test.timeout", timeout.String())
 	cmd.Env = append(os.Environ(), fmt.Sprintf("MUTATE_ACTIVE=%d", k))
-	return cmd.Run() == nil
+	out, err := cmd.CombinedOutput()
+	return err == nil, ctx.Err() != nil || bytes.Contains(out, []byte("panic: test timed out after"))
 }
 
 // schemaFile builds file with its schema mutants (all[idx]) and tests each.
