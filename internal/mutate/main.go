@@ -8,7 +8,7 @@
 // library only.
 //
 //	go run ./internal/mutate [-dir natsqueue] [-files a.go,b.go] [-run regexp]
-//	    [-tags t] [-timeout 30s] [-only regexp] [-list] [-check]
+//	    [-tags t] [-timeout 30s] [-only regexp] [-list] [-check] [-p n]
 //
 // -check builds each file's schema and runs its tests with none on (the
 // schema compiles and changes nothing). Run it from the root module. -dir is the directory of the package whose
@@ -42,6 +42,7 @@ func main() {
 	timeout := flag.Duration("timeout", 30*time.Second, "go test -timeout for every mutant (one that times out runs again with 6 times as long; timing out twice kills it)")
 	only := flag.String("only", "", "test only the mutants whose key matches this regexp")
 	list := flag.Bool("list", false, "list the mutants, run nothing")
+	jobs := flag.Int("p", 1, "how many of a file's schema mutants are tested at once (each runs its own test process)")
 	check := flag.Bool("check", false, "build each file's schema and run its tests with no mutant on, run no mutant")
 	flag.Parse()
 
@@ -63,7 +64,7 @@ func main() {
 		}
 		return
 	}
-	r := runner{pkg: p, run: *run, tags: *tags, timeout: *timeout, equivalent: equiv, checkOnly: *check}
+	r := runner{pkg: p, run: *run, tags: *tags, timeout: *timeout, equivalent: equiv, checkOnly: *check, jobs: *jobs}
 	if !r.runAll(all) {
 		os.Exit(1)
 	}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -30,6 +31,7 @@ type runner struct {
 	equivalent map[string]bool
 	dir        string // scratch
 	checkOnly  bool   // build and test each schema with no mutant on, nothing more
+	jobs       int    // schema mutants tested at once
 }
 
 // runAll tests every mutant (the schema mutants first, one build per
@@ -169,18 +171,32 @@ func (r runner) schemaFile(file string, all []mutant, idx []int, fates []string)
 	if r.checkOnly {
 		return
 	}
-	for j, i := range idx {
-		start := time.Now()
-		switch {
-		case r.equivalent[all[i].key]:
-			fates[i] = equivalent
-		case r.runTests(bin, file, j+1):
-			fates[i] = survived
-		default:
-			fates[i] = killed
-		}
-		fmt.Printf("%-10s %4.0fs %s\n", fates[i], time.Since(start).Seconds(), all[i].key)
+	var wg sync.WaitGroup
+	var mu sync.Mutex // one line printed at a time
+	jobs := make(chan int)
+	for range max(r.jobs, 1) {
+		wg.Go(func() {
+			for j := range jobs {
+				i, start := idx[j], time.Now()
+				switch {
+				case r.equivalent[all[i].key]:
+					fates[i] = equivalent
+				case r.runTests(bin, file, j+1):
+					fates[i] = survived
+				default:
+					fates[i] = killed
+				}
+				mu.Lock()
+				fmt.Printf("%-10s %4.0fs %s\n", fates[i], time.Since(start).Seconds(), all[i].key)
+				mu.Unlock()
+			}
+		})
 	}
+	for j := range idx {
+		jobs <- j
+	}
+	close(jobs)
+	wg.Wait()
 }
 
 // test builds one mutant on its own and runs the tests on it.
