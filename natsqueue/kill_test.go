@@ -380,9 +380,9 @@ func (h *history) check(t *testing.T, killed []time.Time) {
 // delivery adds one, so attempts are one more than the handling before's;
 // more where a kill took deliveries no handler saw (one per kill at
 // most: a host that died during a fetch), the same where a kill made the
-// server lose its record of the delivery, or the host forgot it had
-// retried the original (its retry copy then comes with the same
-// attempts), never fewer.
+// server lose its record of the delivery (an original retried before a
+// kill no longer comes back to a handler: its copy is looked up first),
+// never fewer.
 func (h *history) attemptsError(hs []handling, i, first int, killed []time.Time) string {
 	if i == 0 {
 		if hs[0].attempts > 1+killsBetween(killed, time.Time{}, hs[0].at) {
