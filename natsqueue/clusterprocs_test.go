@@ -154,6 +154,40 @@ func (c *procCluster) leader(stream string) int {
 	return i
 }
 
+// consumerLeader is the index of the node that leads stream's consumer,
+// -1 when the cluster does not say.
+func (c *procCluster) consumerLeader(stream string) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	cons, err := c.js.Consumer(ctx, stream, consumerName)
+	if err != nil {
+		return -1
+	}
+	info, err := cons.Info(ctx)
+	if err != nil || info.Cluster == nil {
+		return -1
+	}
+	var i int
+	if _, err := fmt.Sscanf(info.Cluster.Leader, "n%d", &i); err != nil {
+		return -1
+	}
+	return i
+}
+
+// ledConsumer reports whether one of nodes leads the consumer of one of
+// streams, or the cluster does not say who leads one.
+func (c *procCluster) ledConsumer(streams []string, nodes []int) bool {
+	for _, s := range streams {
+		l := c.consumerLeader(s)
+		for _, n := range nodes {
+			if l == -1 || l == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // healthy reports whether the cluster can place and write an R3 stream and
 // each of streams has a leader and two current replicas.
 func (c *procCluster) healthy(streams ...string) error {
