@@ -305,7 +305,7 @@ func (h *faultHistory) done(id string) bool {
 // messages (and when) a kind; the counts at the end are what a documented
 // bound explains, for the summary.
 type findings struct {
-	lost, earlySend, earlyRetry, late, back, notOne, twice, sameAcrossCrash, moreAcrossCrash, past, over, afterAck, deadTwice []string
+	lost, earlySend, earlyRetry, late, back, notOne, twice, originalAgain, sameAcrossCrash, moreAcrossCrash, past, over, afterAck, deadTwice []string
 
 	sameAcrossNode, moreAcrossNode, moreCrashes, deadTwiceNode int
 }
@@ -377,8 +377,12 @@ func (h *faultHistory) findEarly(f *findings, late bool) {
 // may lose its record of a delivery), more across a node fault (a
 // delivery on its way lost) or by at most one per host crash between (a
 // delivery to a host that died before its handler ran). The same attempts
-// across a host crash alone are the retried original handed over again
-// (its copy has them too). Attempts never pass MaxRetries+1 on fq; no
+// as a handling that retried the message, whatever came between, are the
+// retried original handed over again (its copy has them too, and one of
+// the two reached a handler after the retry), on whichever host; the same
+// across a host crash alone are a crash breaking the count. Handed to a
+// handler while another still held it (before that one's outcome), with
+// no fault of its host or of a node between, is a message alive twice. Attempts never pass MaxRetries+1 on fq; no
 // message is handled more than MaxRetries+1 times plus once per crash of
 // a host that held it (its last handling before the crash was there); no
 // message is handled again after its ack unless a fault came between; a
@@ -395,6 +399,8 @@ func (h *faultHistory) findAttempts(f *findings) {
 			case more < 0:
 				f.back = append(f.back, where)
 			case more == 1:
+			case more == 0 && h.retriedAt(id, prev):
+				f.originalAgain = append(f.originalAgain, where)
 			case more == 0 && h.faulted(prev.at, d.at, true):
 				f.sameAcrossNode++
 			case more > 1 && h.faulted(prev.at, d.at, false):
@@ -461,6 +467,18 @@ func (h *faultHistory) outcome(id string, d faultDelivery) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// retriedAt reports whether the handler that got d retried it: a copy
+// with one attempt more was stored, so a later handling with d's attempts
+// is the original handed over again.
+func (h *faultHistory) retriedAt(id string, d faultDelivery) bool {
+	for _, r := range h.retries[id] {
+		if r.host == d.host && r.attempts == d.attempts && !r.at.Before(d.at) {
+			return true
+		}
+	}
+	return false
 }
 
 // killsOf is how many times host crashed between from and to.
@@ -547,7 +565,8 @@ func (h *faultHistory) check(t *testing.T, late bool) findings {
 		{"attempts going back", f.back},
 		{"attempts not one more than the handling before's, no fault between", f.notOne},
 		{"messages alive twice: handed to a handler while another held them, no fault between", f.twice},
-		{"attempts the same again across a host crash (a retried original handed over again)", f.sameAcrossCrash},
+		{"retried originals handed over again (attempts the same as a handling before that retried the message)", f.originalAgain},
+		{"attempts the same again across a host crash, no consumer leader's fault between", f.sameAcrossCrash},
 		{"attempts more than one more per host crash between", f.moreAcrossCrash},
 		{"attempts past MaxRetries+1", f.past},
 		{"messages handled more than MaxRetries+1 times plus the crashes of hosts that held them", f.over},
@@ -658,11 +677,11 @@ func (h *faultHistory) summary(f findings, handlings func(id string) int) string
 		dup += len(ds) - 1
 	}
 	s := fmt.Sprintf("sends ok fq %d bq %d, failed %v (stored all the same %d); deliveries %d, extra deliveries %d, dead-lettered %d; nodes signalled %v, hosts killed %d; "+
-		"lost %d, early sends %d, early retries %d, late %d, attempts back %d, not one more %d, alive twice %d, same across a host crash %d, more across a host crash %d, past MaxRetries+1 %d, "+
+		"lost %d, early sends %d, early retries %d, late %d, attempts back %d, not one more %d, alive twice %d, retried original again %d, same across a host crash %d, more across a host crash %d, past MaxRetries+1 %d, "+
 		"handled too often %d, again after ack %d, dead-letter copies twice %d; explained: same across a consumer leader fault %d, more across a node fault %d, more by crashes %d, "+
 		"dead-letter copy again across a consumer leader fault %d; bq largest %d of %d",
 		h.okSends["fq"], h.okSends["bq"], h.sendErrs, strays, n, dup, len(h.dead), h.faults, len(h.kills),
-		len(f.lost), len(f.earlySend), len(f.earlyRetry), len(f.late), len(f.back), len(f.notOne), len(f.twice), len(f.sameAcrossCrash), len(f.moreAcrossCrash), len(f.past),
+		len(f.lost), len(f.earlySend), len(f.earlyRetry), len(f.late), len(f.back), len(f.notOne), len(f.twice), len(f.originalAgain), len(f.sameAcrossCrash), len(f.moreAcrossCrash), len(f.past),
 		len(f.over), len(f.afterAck), len(f.deadTwice), f.sameAcrossNode, f.moreAcrossNode, f.moreCrashes, f.deadTwiceNode, h.largest, faultMaxPending)
 	if h.file != nil {
 		_, _ = fmt.Fprintf(h.file, "# %s\n", s)

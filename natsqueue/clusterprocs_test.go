@@ -21,7 +21,7 @@ import (
 // 127.0.0.1 (client and cluster ports), each with its store in a test
 // directory, so that a test can SIGKILL, SIGSTOP and SIGCONT real servers.
 type procCluster struct {
-	t     *testing.T
+	t     testing.TB
 	bin   string
 	args  [][]string
 	urls  []string
@@ -33,7 +33,7 @@ type procCluster struct {
 
 // buildNatsServer builds the nats-server of this module's go.mod (from the
 // module cache) into a test directory.
-func buildNatsServer(t *testing.T) string {
+func buildNatsServer(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "nats-server")
 	out, err := exec.Command("go", "build", "-o", bin, "github.com/nats-io/nats-server/v2").CombinedOutput()
@@ -45,7 +45,7 @@ func buildNatsServer(t *testing.T) string {
 
 // startProcCluster starts the three servers and waits until they can
 // place an R3 stream.
-func startProcCluster(t *testing.T) *procCluster {
+func startProcCluster(t testing.TB) *procCluster {
 	t.Helper()
 	c := newProcCluster(t)
 	for i := range c.args {
@@ -57,7 +57,7 @@ func startProcCluster(t *testing.T) *procCluster {
 }
 
 // newProcCluster configures the three servers; none is started.
-func newProcCluster(t *testing.T) *procCluster {
+func newProcCluster(t testing.TB) *procCluster {
 	t.Helper()
 	const n = 3
 	ports := freePorts(t, 2*n)

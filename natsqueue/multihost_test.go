@@ -72,23 +72,34 @@ var mhPhases = []mhPhase{{"none", false, false}, {"hosts", true, false}, {"nodes
 // handlings plus one per crash of a host holding the message, never
 // alive twice, a dead-letter copy stored once), and in a phase with no
 // host crash the counters exactly. The short round (the one `go test`
-// runs) has the phases none, nodes and both, 12 s of load each; with
+// runs) has the phases none, nodes and both, 16 s of load each, a host
+// killed every 3–5 s; with
 // -multihost.long every phase, 3 minutes each. -v logs a summary a phase.
 // Pins D31.
 func TestMultiHostFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three host processes on a cluster of processes take about two minutes")
 	}
-	load, hostEvery, phases := 12*time.Second, [2]time.Duration{4 * time.Second, 7 * time.Second}, []mhPhase{mhPhases[0], mhPhases[2], mhPhases[3]}
+	r := mhRound{load: 16 * time.Second, hostEvery: [2]time.Duration{3 * time.Second, 5 * time.Second}, calm: time.Second,
+		phases: []mhPhase{mhPhases[0], mhPhases[2], mhPhases[3]}}
 	if *multihostLong {
-		load, hostEvery, phases = 3*time.Minute, [2]time.Duration{15 * time.Second, 25 * time.Second}, mhPhases
+		r = mhRound{load: 3 * time.Minute, hostEvery: [2]time.Duration{15 * time.Second, 25 * time.Second}, calm: 2 * time.Second, phases: mhPhases}
 	}
 	c := startProcCluster(t)
-	for i, ph := range phases {
+	for i, ph := range r.phases {
 		t.Run(ph.name, func(t *testing.T) {
-			runMultiHostPhase(t, c, fmt.Sprintf("MH%d", i), ph, load, hostEvery)
+			runMultiHostPhase(t, c, fmt.Sprintf("MH%d", i), ph, r)
 		})
 	}
+}
+
+// mhRound is how long each phase sends (load), how often a host is
+// SIGKILLed (a random time between the two), how long the cluster runs
+// healthy before each node fault (calm), and which phases run.
+type mhRound struct {
+	load, calm time.Duration
+	hostEvery  [2]time.Duration
+	phases     []mhPhase
 }
 
 // mhRun is one phase's processes and history.
@@ -105,7 +116,7 @@ type mhRun struct {
 	runs  [mhHosts]int
 }
 
-func runMultiHostPhase(t *testing.T, c *procCluster, prefix string, ph mhPhase, load time.Duration, hostEvery [2]time.Duration) {
+func runMultiHostPhase(t *testing.T, c *procCluster, prefix string, ph mhPhase, round mhRound) {
 	dir := t.TempDir()
 	t.Cleanup(func() {
 		if keep := os.Getenv("NATSQUEUE_KEEP"); keep != "" && t.Failed() {
@@ -125,14 +136,14 @@ func runMultiHostPhase(t *testing.T, c *procCluster, prefix string, ph mhPhase, 
 	for i := range mhHosts {
 		r.start(i)
 	}
-	end := time.Now().Add(load)
+	end := time.Now().Add(round.load)
 	var killer sync.WaitGroup
 	if ph.hostKills {
 		killer.Add(1)
-		go func() { defer killer.Done(); r.killHosts(end, hostEvery) }()
+		go func() { defer killer.Done(); r.killHosts(end, round.hostEvery) }()
 	}
 	if ph.nodeFaults {
-		r.faultNodes(end, queues, all)
+		r.faultNodes(end, round.calm, queues, all)
 	}
 	time.Sleep(time.Until(end))
 	killer.Wait()
@@ -227,8 +238,8 @@ func (r *mhRun) killHosts(end time.Time, every [2]time.Duration) {
 // faultNodes faults, until end, in turn the leader of fq's stream, of
 // fq's consumer and of the counter stream: SIGKILLed for 2 s, then
 // SIGSTOPped for 6 s, and so on; before each fault the cluster is
-// healthy and runs 2 s unfaulted.
-func (r *mhRun) faultNodes(end time.Time, queues, all []string) {
+// healthy and runs calm unfaulted.
+func (r *mhRun) faultNodes(end time.Time, calm time.Duration, queues, all []string) {
 	faults := []struct {
 		d   time.Duration
 		sig syscall.Signal
@@ -236,10 +247,10 @@ func (r *mhRun) faultNodes(end time.Time, queues, all []string) {
 	for n := 0; ; n++ {
 		r.c.waitHealthy(all...)
 		f := faults[n%2]
-		if time.Now().Add(2*time.Second + f.d).After(end) {
+		if time.Now().Add(calm).After(end) { // the last fault may outlast the load: the phase waits for it
 			return
 		}
-		time.Sleep(2 * time.Second)
+		time.Sleep(calm)
 		var node int
 		switch n % 3 {
 		case 0:
@@ -435,6 +446,7 @@ func (h *faultHistory) handleMultiHost(ev hostbridge.Event) error {
 		}
 		return errors.New("a failing batch")
 	}
+	retries := map[int]int{} // delays by index
 	for i, m := range ms {
 		n := idNumber(messageID(m))
 		delay := -1
@@ -447,13 +459,18 @@ func (h *faultHistory) handleMultiHost(ev hostbridge.Event) error {
 			time.Sleep(mhStall)
 		}
 		if delay >= 0 {
-			at := time.Now()
 			if hostbridge.RetryQueueMessage(ev, i, delay) == nil {
-				h.retried(m, delay, at)
+				retries[i] = delay
 			}
 		} else if hostbridge.AckQueueMessage(ev, i) == nil {
 			h.acked("fq", m)
 		}
+	}
+	// A retry is applied when the handler returns: its delay counts from
+	// now (a batch-mate may have stalled since RetryQueueMessage).
+	at := time.Now()
+	for i, delay := range retries {
+		h.retried(ms[i], delay, at)
 	}
 	return nil
 }
