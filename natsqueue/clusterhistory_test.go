@@ -387,7 +387,8 @@ func (h *faultHistory) findEarly(f *findings, late bool) {
 // a host that held it (its last handling before the crash was there); no
 // message is handled again after its ack unless a fault came between; a
 // dead-letter copy is stored once (delivered once with attempts 1, but
-// across a consumer leader's fault).
+// across a consumer leader's fault when fq's handlers dead-lettered it
+// once: two handlings that dead-lettered it are two copies).
 func (h *faultHistory) findAttempts(f *findings) {
 	for id, ds := range h.deliveries {
 		prev := faultDelivery{}
@@ -442,8 +443,14 @@ func (h *faultHistory) findAttempts(f *findings) {
 				firsts = append(firsts, d)
 			}
 		}
+		letterings := 0 // fq's handlings that dead-lettered it
+		for _, d := range h.deliveries[id] {
+			if d.attempts >= h.maxRetries+1 && h.retriedAt(id, d) {
+				letterings++
+			}
+		}
 		for i := 1; i < len(firsts); i++ {
-			if h.faulted(firsts[i-1].at, firsts[i].at, true) {
+			if letterings <= 1 && h.faulted(firsts[i-1].at, firsts[i].at, true) {
 				f.deadTwiceNode++
 			} else {
 				f.deadTwice = append(f.deadTwice, fmt.Sprintf("%s on %s at %d µs (host %s), and at %d µs (host %s)", id, h.dlq, h.us(firsts[i-1].at), firsts[i-1].host, h.us(firsts[i].at), firsts[i].host))
