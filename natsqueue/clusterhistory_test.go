@@ -307,7 +307,7 @@ func (h *faultHistory) done(id string) bool {
 type findings struct {
 	lost, earlySend, earlyRetry, late, back, notOne, twice, originalAgain, sameAcrossCrash, moreAcrossCrash, past, over, afterAck, deadTwice []string
 
-	sameAcrossNode, moreAcrossNode, moreCrashes, deadTwiceNode int
+	sameAcrossNode, repeatAcrossNode, moreAcrossNode, moreCrashes, deadTwiceNode int
 }
 
 // lost is every id whose send returned nil and that has not reached its
@@ -370,28 +370,37 @@ func (h *faultHistory) findEarly(f *findings, late bool) {
 	}
 }
 
-// findAttempts checks each message's handlings in order: attempts never
-// go back; they grow by one from a handling to the next, but for what a
-// documented bound explains (doc.go, "Attempts count deliveries"): the
-// same again only across a node fault that hit a consumer's leader (it
-// may lose its record of a delivery), more across a node fault (a
-// delivery on its way lost) or by at most one per host crash between (a
-// delivery to a host that died before its handler ran). The same attempts
-// as a handling that retried the message, whatever came between, are the
-// retried original handed over again (its copy has them too, and one of
-// the two reached a handler after the retry), on whichever host; the same
-// across a host crash alone are a crash breaking the count. Handed to a
-// handler while another still held it (before that one's outcome), with
-// no fault of its host or of a node between, is a message alive twice. Attempts never pass MaxRetries+1 on fq; no
-// message is handled more than MaxRetries+1 times plus once per crash of
-// a host that held it (its last handling before the crash was there); no
-// message is handled again after its ack unless a fault came between; a
-// dead-letter copy is stored once (delivered once with attempts 1, but
-// across a consumer leader's fault when fq's handlers dead-lettered it
-// once: two handlings that dead-lettered it are two copies).
+// findAttempts checks each message's handlings in order, against the
+// bounds doc.go states ("Attempts count deliveries", "Where JetStream
+// cannot keep that", "At least once"):
+//   - attempts never go back; they grow by one from a handling to the
+//     next, the same again only across a fault of a consumer's leader (it
+//     may lose its record of a delivery), more across a node fault (a
+//     delivery on its way lost, or held back) or by at most one per host
+//     crash between (a delivery to a host that died before its handler
+//     ran); the same across a host crash alone is a crash breaking the
+//     count;
+//   - a retried original never reaches a handler again, on whichever
+//     host: no handling has the attempts of one before that retried the
+//     message (its copy has them too), but once per fault of a consumer's
+//     leader in the message's life (a failover loses in-progress notices
+//     and delivery records: a message held by one host reaches another
+//     with attempts + 1, so attempts may repeat once);
+//   - never alive twice: no handling before the outcome of the one before
+//     on another host, with no fault of that host or of a node between;
+//     none after the message's ack with no fault between;
+//   - attempts never pass MaxRetries+1 on fq, and a message is handled at
+//     most MaxRetries+1 times, plus once per crash of a host that held it
+//     (its last handling before the crash was there) and once per fault
+//     of a consumer's leader in its life;
+//   - a dead-letter copy is stored once: delivered once with attempts 1,
+//     but across a consumer leader's fault when fq's handlers
+//     dead-lettered it once (two handlings that dead-lettered it are two
+//     copies).
 func (h *faultHistory) findAttempts(f *findings) {
 	for id, ds := range h.deliveries {
 		prev := faultDelivery{}
+		repeats := 0 // retried attempts handed over again across a consumer leader's fault
 		for i, d := range ds {
 			crashes := h.killsBetween(prev.at, d.at)
 			more := d.attempts - prev.attempts
@@ -400,6 +409,9 @@ func (h *faultHistory) findAttempts(f *findings) {
 			case more < 0:
 				f.back = append(f.back, where)
 			case more == 1:
+			case more == 0 && h.retriedAt(id, prev) && repeats < h.consumerFaults(ds[0].at, d.at):
+				repeats++ // doc.go's bound: a consumer leader's failover
+				f.repeatAcrossNode++
 			case more == 0 && h.retriedAt(id, prev):
 				f.originalAgain = append(f.originalAgain, where)
 			case more == 0 && h.faulted(prev.at, d.at, true):
@@ -425,8 +437,8 @@ func (h *faultHistory) findAttempts(f *findings) {
 			}
 			prev = d
 		}
-		if held := h.crashesHolding(ds); len(ds) > h.maxRetries+1+held {
-			f.over = append(f.over, fmt.Sprintf("%s handled %d times, %d host crashes while held", id, len(ds), held))
+		if held, lost := h.crashesHolding(ds), h.consumerFaults(ds[0].at, ds[len(ds)-1].at); len(ds) > h.maxRetries+1+held+lost {
+			f.over = append(f.over, fmt.Sprintf("%s handled %d times, %d host crashes while held, %d faults of a consumer's leader", id, len(ds), held, lost))
 		}
 		if acks := h.acks[id]; len(acks) > 0 {
 			for _, d := range ds {
@@ -523,6 +535,18 @@ func (h *faultHistory) crashesHolding(ds []faultDelivery) int {
 			}
 		}
 		if last != nil && last.host == k.host {
+			n++
+		}
+	}
+	return n
+}
+
+// consumerFaults is how many node faults that hit a consumer's leader
+// overlap from…to (with their settling).
+func (h *faultHistory) consumerFaults(from, to time.Time) int {
+	n := 0
+	for _, s := range h.spans {
+		if s.consumer && !s.start.After(to) && (s.end.IsZero() || !s.end.Add(faultSettle).Before(from)) {
 			n++
 		}
 	}
@@ -685,11 +709,11 @@ func (h *faultHistory) summary(f findings, handlings func(id string) int) string
 	}
 	s := fmt.Sprintf("sends ok fq %d bq %d, failed %v (stored all the same %d); deliveries %d, extra deliveries %d, dead-lettered %d; nodes signalled %v, hosts killed %d; "+
 		"lost %d, early sends %d, early retries %d, late %d, attempts back %d, not one more %d, alive twice %d, retried original again %d, same across a host crash %d, more across a host crash %d, past MaxRetries+1 %d, "+
-		"handled too often %d, again after ack %d, dead-letter copies twice %d; explained: same across a consumer leader fault %d, more across a node fault %d, more by crashes %d, "+
+		"handled too often %d, again after ack %d, dead-letter copies twice %d; explained: same across a consumer leader fault %d, retried attempts again across one %d, more across a node fault %d, more by crashes %d, "+
 		"dead-letter copy again across a consumer leader fault %d; bq largest %d of %d",
 		h.okSends["fq"], h.okSends["bq"], h.sendErrs, strays, n, dup, len(h.dead), h.faults, len(h.kills),
 		len(f.lost), len(f.earlySend), len(f.earlyRetry), len(f.late), len(f.back), len(f.notOne), len(f.twice), len(f.originalAgain), len(f.sameAcrossCrash), len(f.moreAcrossCrash), len(f.past),
-		len(f.over), len(f.afterAck), len(f.deadTwice), f.sameAcrossNode, f.moreAcrossNode, f.moreCrashes, f.deadTwiceNode, h.largest, faultMaxPending)
+		len(f.over), len(f.afterAck), len(f.deadTwice), f.sameAcrossNode, f.repeatAcrossNode, f.moreAcrossNode, f.moreCrashes, f.deadTwiceNode, h.largest, faultMaxPending)
 	if h.file != nil {
 		_, _ = fmt.Fprintf(h.file, "# %s\n", s)
 		s += "; history " + h.file.Name()
