@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"hostbridge"
-
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // TestAttemptsAfterCrash: a host whose connection drops while its handler
@@ -64,11 +62,13 @@ func TestAttemptsAfterCrash(t *testing.T) {
 }
 
 // TestHeldBackNotCounted: a retry copy whose original the server does not
-// confirm gone (here its first removal fails) is held back and comes back
-// a second later; that delivery reached no handler, so the copy then has
-// attempts 2, not 3, and counts 2 deliveries toward MaxRetries (1 here):
-// failing, it is dead-lettered with attempts 2 instead of skipping the
-// handler.
+// confirm gone at first (here its first removal fails) keeps its lease
+// while the removal is tried again, and reaches the handler in the same
+// delivery once the server confirms the original gone: the handler sees
+// attempts 2, no delivery lost to a hold-back, and the copy counts 2
+// deliveries toward MaxRetries (1 here): failing, it is dead-lettered with
+// attempts 2 instead of skipping the handler. No host remembers the copy:
+// the one that stored it is as good as gone.
 func TestHeldBackNotCounted(t *testing.T) {
 	o := storeOptions(t)
 	o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -78,18 +78,12 @@ func TestHeldBackNotCounted(t *testing.T) {
 	})
 	send(t, p, `1`, 0)
 	storeCopyWithoutAck(t, p, "q", 0)
-	p.mu.Lock()
-	clear(p.retried) // the host that stored the copy is gone
-	p.mu.Unlock()
-	q, err := p.ensureQueue(context.Background(), "q")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fd := &failDelete{Stream: q.stream, left: 1}
-	q.stream = fd
+	fd := &failDelete{msgAPI: p.api, left: 1}
+	p.api = fd
 	var seen []int
 	var r hostbridge.DeliveryResult
-	for deadline := time.Now().Add(10 * time.Second); len(r.DeadLettered) == 0 && time.Now().Before(deadline); {
+	deliveries := 0
+	for deadline := time.Now().Add(10 * time.Second); len(r.DeadLettered) == 0 && time.Now().Before(deadline); deliveries++ {
 		r, _ = deliverWithin(t, p, "q", time.Until(deadline), func(ev hostbridge.Event) error {
 			for _, m := range ev.Batch().Messages() {
 				seen = append(seen, m.Attempts)
@@ -97,25 +91,25 @@ func TestHeldBackNotCounted(t *testing.T) {
 			return errors.New("failing")
 		})
 	}
-	if fd.left != 0 || fmt.Sprint(seen) != "[2]" {
-		t.Errorf("removal failures left %d; a handler saw attempts %v, want [2]", fd.left, seen)
+	if fd.left != 0 || fmt.Sprint(seen) != "[2]" || deliveries != 1 {
+		t.Errorf("removal failures left %d; a handler saw attempts %v in %d deliveries, want [2] in 1", fd.left, seen, deliveries)
 	}
 	if len(r.DeadLettered) != 1 || r.DeadLettered[0].Attempts != 2 {
 		t.Errorf("result %+v, want one dead letter with attempts 2", r)
 	}
 }
 
-// failDelete is a stream whose first left message deletions fail with an
+// failDelete is a msgAPI whose first left message deletions fail with an
 // error that leaves the message's fate unknown.
 type failDelete struct {
-	jetstream.Stream
+	msgAPI
 	left int
 }
 
-func (s *failDelete) DeleteMsg(ctx context.Context, seq uint64) error {
+func (s *failDelete) deleteMsg(ctx context.Context, stream string, seq uint64) error {
 	if s.left > 0 {
 		s.left--
 		return context.DeadlineExceeded
 	}
-	return s.Stream.DeleteMsg(ctx, seq)
+	return s.msgAPI.deleteMsg(ctx, stream, seq)
 }

@@ -52,7 +52,7 @@ func (p *Platform) Deliver(ctx context.Context, queue string, handler func(hostb
 	if len(msgs) == 0 {
 		return hostbridge.DeliveryResult{}, false, err
 	}
-	d := p.newDelivery(q, s, p.dropOriginals(q, p.dropCopied(q, msgs)))
+	d := p.newDelivery(q, s, p.dropOriginals(q, p.dropRetried(q, msgs)))
 	if len(d.taken) > 0 {
 		d.err = callHandler(handler, event{d.b})
 	}
@@ -208,16 +208,12 @@ type exhausted struct {
 }
 
 // newDelivery reads msgs; those already past MaxRetries+1 deliveries (their
-// consumer died or let the lease lapse) skip the handler. The deliveries
-// of a copy that dropOriginals held back reached no handler: they count
-// neither in its attempts nor toward MaxRetries.
+// consumer died or let the lease lapse) skip the handler.
 func (p *Platform) newDelivery(q *queueState, s hostbridge.ConsumerSettings, msgs []jetstream.Msg) *delivery {
 	d := &delivery{q: q, s: s}
 	var hms []hostbridge.Message
 	for _, m := range msgs {
 		hm, tries := message(m)
-		held := p.heldBack(m)
-		hm.Attempts, tries = max(hm.Attempts-held, 1), tries-held
 		if tries > s.MaxRetries+1 {
 			d.exhausted = append(d.exhausted, exhausted{m: m, hm: hm})
 			continue
@@ -300,7 +296,7 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 		r.IDs[i] = id
 		switch {
 		case !o.Redeliver(d.err, d.s):
-			acts = append(acts, p.ackSync(m))
+			acts = append(acts, p.remove(m))
 			r.Acked = append(r.Acked, id)
 		case d.tries[i] > d.s.MaxRetries:
 			acts = append(acts, p.giveUp(d, m, hms[i], &r))
@@ -355,80 +351,68 @@ func (p *Platform) apply(q *queueState, acts []func() error) {
 }
 
 // giveUp moves a message past MaxRetries to the dead-letter queue, or drops
-// it, and returns the ack that removes it, waiting for the server as for a
-// retry (a message brought back by an ack lost would be counted again).
-// When the dead-letter queue cannot take it, it is retried a second later
-// and dead-lettered on its next delivery, which skips the handler.
+// it, and returns the removal of the original, waiting for the server as
+// for a retry. When the dead-letter queue cannot take it, it is retried a
+// second later and dead-lettered on its next delivery, which skips the
+// handler. A dead-letter copy some other publish stored (the original came
+// back: its removal was lost) is not reported nor counted again.
 func (p *Platform) giveUp(d *delivery, m jetstream.Msg, hm hostbridge.Message, r *hostbridge.DeliveryResult) func() error {
 	dlq := d.s.DeadLetterQueue
 	if dlq == "" {
 		r.Dropped = append(r.Dropped, hm.ID)
-		return p.settled(m)
+		return p.remove(m)
 	}
-	if err := p.deadLetter(dlq, m, hm); err != nil {
+	stored, err := p.deadLetter(d.q, dlq, m, hm)
+	if err != nil {
 		// Not a retry a handler asked for, so not counted as one: the
 		// message comes back in 1 s, skips the handler and is given up again.
 		p.log().Warn("natsqueue: dead-letter copy (retried in 1 s)", "queue", d.q.name, "id", hm.ID, "err", err)
 		return p.retry(m, 1)
 	}
-	r.DeadLettered = append(r.DeadLettered, hostbridge.DeadLetter{ID: hm.ID, Queue: dlq, Attempts: hm.Attempts})
-	return p.settled(m)
+	if stored {
+		r.DeadLettered = append(r.DeadLettered, hostbridge.DeadLetter{ID: hm.ID, Queue: dlq, Attempts: hm.Attempts})
+	}
+	return p.remove(m)
 }
 
-// settled is the ack of m, dead-lettered or dropped, waiting for the
-// server; until it answers, the host remembers m, so that m, back because
-// the ack was lost, is acked again without being counted again (see
-// dropCopied).
-func (p *Platform) settled(m jetstream.Msg) func() error {
-	key := copyKey(m)
-	p.markRetried(key, &retryMark{stored: true})
-	return p.ackOriginal(key, m)
-}
-
-// deadLetter stores a copy of m on queue dlq: same ID, send time and body,
-// attempts from 1 again, published again until confirmed as a retry copy
-// is. Its message ID names the stream sequence it came from, so a copy
-// stored twice (the host died before the ack) is dropped within the
-// duplicate window.
-func (p *Platform) deadLetter(dlq string, m jetstream.Msg, hm hostbridge.Message) error {
+// deadLetter stores a copy of m, from queue src, on queue dlq: same ID,
+// send time and body, attempts from 1 again, published as a retry copy is.
+// The copy of the message at sequence S of src is on a subject of its own,
+// <dlq ready>.d.<src token>.S, published expecting none stored there, so
+// that the server refuses a second copy while one is in the dead-letter
+// queue, whichever host publishes it; it names its original (Hb-Dead-Of),
+// which its deliverer deletes before a handler sees it. It reports whether
+// this host stored the copy: its publish was confirmed, or refused after a
+// publish of this host's got no answer (that one stored it); a refusal
+// otherwise is a copy stored by another publish, counted by its host.
+func (p *Platform) deadLetter(src *queueState, dlq string, m jetstream.Msg, hm hostbridge.Message) (bool, error) {
 	q, err := p.ensureQueue(context.Background(), dlq)
 	if err != nil {
-		return err
+		return false, err
 	}
 	h := m.Headers()
 	o := outMsg{id: hm.ID, sentAt: hm.Timestamp, attempts: 1, body: m.Data(), ctype: h.Get(hdrType)}
-	if md, err := m.Metadata(); err == nil {
-		o.dedupe = "dl:" + md.Stream + ":" + strconv.FormatUint(md.Sequence.Stream, 10)
+	md, err := m.Metadata()
+	if err != nil {
+		return false, err
 	}
+	o.deadOf = md.Stream + ":" + strconv.FormatUint(md.Sequence.Stream, 10)
+	o.deadSubj = q.names.deadSubject(src.names.token, md.Sequence.Stream)
 	msg, opts := q.names.natsMsg(o)
-	ack, lost, err := p.publishConfirmed(o.dedupe, msg, opts)
-	if p.unanswered(o.dedupe, err) {
-		return err
-	}
-	// A copy stored before was counted, unless its answer was lost.
-	if lostBefore := p.answered(o.dedupe); !ack.Duplicate || lost || lostBefore {
-		p.countSent(q, 1)
-	}
-	return nil
-}
-
-// unanswered notes a dead-letter copy whose publish failed (the server may
-// have stored it all the same) and reports whether err is one.
-func (p *Platform) unanswered(dedupe string, err error) bool {
-	if err != nil && dedupe != "" {
+	res, err := p.publishConfirmed(msg, opts)
+	if err != nil {
 		p.mu.Lock()
-		p.uncounted[dedupe] = true
+		p.uncounted[o.deadSubj] = true
 		p.mu.Unlock()
+		return false, err
 	}
-	return err != nil
-}
-
-// answered reports whether dedupe named a copy whose publish failed
-// before, and forgets it.
-func (p *Platform) answered(dedupe string) bool {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	was := p.uncounted[dedupe]
-	delete(p.uncounted, dedupe)
-	return was
+	lostBefore := p.uncounted[o.deadSubj]
+	delete(p.uncounted, o.deadSubj)
+	p.mu.Unlock()
+	if stored := !res.before || res.lost || lostBefore; !stored {
+		return false, nil
+	}
+	p.countSent(q, 1)
+	return true, nil
 }

@@ -67,22 +67,40 @@
 //
 // A queue is a stream <Prefix>_<queue> with WorkQueue retention, file
 // storage, Replicas 1 or 3, schedules allowed and a 2 min duplicate window
-// (used by dead-letter copies);
-// a queue name of other characters than letters, digits, - and _ is written
-// ~ and its hex. Messages ready for delivery are on the subject
-// <Prefix>.<queue>.ready; a delayed message is a schedule on
+// (no message natsqueue stores on a queue carries a message ID: nothing
+// rests on that window); a queue name of other characters than letters,
+// digits, - and _ is written ~ and its hex. Messages ready for delivery are
+// on the subject <Prefix>.<queue>.ready; a delayed message is a schedule on
 // <Prefix>.<queue>.sched.<id> that the server copies to ready when it is due
-// and then removes. One durable pull consumer per queue ("hostbridge",
-// explicit acks, AckWait, unlimited deliveries and unlimited ack-pending
-// messages) delivers ready. The message ID (32 hex digits, 16 random per
-// Platform then a sequence), the send time (Unix ns), the attempts of the
-// stored copy when not 1 (Enqueue, a retry) and, for a retry, the
-// deliveries from the queue before it travel in headers.
+// and removes in the same step. The retry copy of the message at stream
+// sequence S is on <Prefix>.<queue>.ready.r.S, or, delayed, a schedule on
+// <Prefix>.<queue>.sched.r.S that fires onto it; the dead-letter copy of the
+// message at S of queue src is on <Prefix>.<dlq>.ready.d.<src>.S. The
+// stream's subjects are ready, ready.> and sched.>. One durable pull
+// consumer per queue ("hostbridge", explicit acks, AckWait, unlimited
+// deliveries and unlimited ack-pending messages) delivers ready and
+// ready.>. The message ID (32 hex digits, 16 random per Platform then a
+// sequence), the send time (Unix ns), the attempts of the stored copy when
+// not 1 (Enqueue, a retry) and, for a retry, the deliveries from the queue
+// before it and its original's sequence, for a dead-letter copy its
+// original's stream and sequence, travel in headers.
+//
+// A queue whose stream and consumer an older natsqueue made (subjects ready
+// and sched.*, the consumer filtering ready alone) is updated to these
+// when a Platform first uses it. Every host of a deployment must then run
+// this version: an older one sets them back when it opens the queue, and
+// retry copies can then be neither published nor delivered until a newer
+// host opens it again. A retry copy an older natsqueue stored (on
+// sched.<id>, with a message ID) is delivered and removes its original as
+// before, but the look-up below does not find it.
 //
 // # Delivery semantics
 //
 // Those of hostbridge.MemoryPlatform, as the root package's doc states them,
-// with these choices where JetStream decides:
+// with these choices where JetStream decides. No promise below rests on
+// which host a message comes back to, on the server's duplicate window, or
+// on the text of an error: the state that makes retries safe is in the
+// stream, and the server's answers are read by their error codes.
 //   - Send and SendBatch return once the server has stored every message
 //     (SendBatch pipelines its publishes and waits once). A send carries no
 //     Nats-Msg-Id: its ID is new, so a host's retry is a new message anyway,
@@ -108,79 +126,120 @@
 //     server as in progress every AckWait/3, so a slow handler keeps it.
 //   - A batch fills until its context ends too: Deliver then hands the
 //     handler what it has.
-//   - Outcomes are applied when the handler returns, as MemoryPlatform's:
-//     a done message is acked (sent without waiting for a reply: the server
-//     reads it before the connection's next pull request);
-//     a retried one, or one of a failed batch, is retried with its delay (the
-//     retry's, else RetryDelay): a copy with attempts + 1 is stored, as a
-//     schedule due after the delay rounded up to a whole second (or on ready
-//     for 0), and the original is acked once the server has the copy. A
-//     retry is thus a stored schedule like a delayed send: it never comes
-//     back early, across restarts, crashes and failovers (a nak's due time
-//     would come back from a restart in whole seconds, early). The copy's
-//     publish ID names the original's stream sequence, so an original that
-//     comes back (its host died before the ack) and fails again stores no
-//     second copy. A copy whose publish gets no answer (a server fault) is
-//     published again with the same publish ID until the server confirms it,
-//     for up to 5 x Options.Timeout; one still unconfirmed, or refused,
-//     falls back to a nak of the original with the delay (logged). The host
-//     remembers the originals it retried until their ack is confirmed: one
-//     that comes back (an ack lost, or the nak) never reaches a handler: it
-//     is acked when its copy is stored, or its copy is published again first
-//     (nak'd with the delay again if still unconfirmed). So, without a host
-//     crash, a message is never alive twice. Redeliveries with the same
-//     delay come back in no fixed order.
+//   - Outcomes are applied when the handler returns, as MemoryPlatform's.
+//     A message settled (done, retried once its copy is stored,
+//     dead-lettered or dropped) is removed: acked, waiting for the server's
+//     answer; one whose ack the server does not confirm is deleted from the
+//     stream until the server confirms it gone (deleted, or not there:
+//     10043), for up to the patience (10 s, below), so that it does not
+//     come back to be handled and counted again.
+//   - Retries: a retried message, or one of a failed batch, is retried with
+//     its delay (the retry's, else RetryDelay): a copy with attempts + 1 is
+//     stored, as a schedule due after the delay rounded up to a whole
+//     second (or on ready for 0), and the original is removed once the
+//     server has the copy. A retry is thus a stored schedule like a delayed
+//     send: it never comes back early, across restarts, crashes and
+//     failovers (a nak's due time would come back from a restart in whole
+//     seconds, early). Redeliveries with the same delay come back in no
+//     fixed order.
+//   - One copy per original: the copy of the message at S is published
+//     expecting no message on <Prefix>.<queue>.*.r.S
+//     (Nats-Expected-Last-Subject-Sequence 0 with its -Subject), so while a
+//     copy of S is in the stream (a pending schedule, ready, or in flight;
+//     the server stores a schedule's target and purges the schedule in one
+//     step) the server refuses another, whichever host publishes it, however
+//     long after. That refusal (10071) says a copy is stored: the original
+//     is removed as when this publish stored it. A publish that gets no
+//     answer, or that a replicated stream refuses because another publish
+//     of that copy is in flight (10164), is published again, 250 ms apart,
+//     until the server stores or refuses it, for up to the patience: 10 s,
+//     a fixed ceiling whatever Options.Timeout is (each try waits at most
+//     Timeout). One still unanswered falls back to a nak of the original
+//     with the delay (logged): it comes back no sooner than its copy would,
+//     and finds the copy if the server stored it (below). A publish the
+//     server stores later than the patience (a proposal a new leader
+//     commits late) can leave the message alive twice.
+//   - A copy before its original: before a copy reaches a handler, its
+//     deliverer deletes the original it copies (normally the server
+//     answers that it is gone already: 10043), trying again while the
+//     batch's lease keeps the copy, until the server confirms it gone, for
+//     up to the patience. An original in the same batch is left out. A
+//     copy whose original the server does not confirm gone by then is held
+//     back: nak'd to come back a second later; that delivery, which no
+//     handler saw, counts in its attempts and toward MaxRetries.
+//   - An original after its copy: a message delivered before
+//     (NumDelivered > 1), whichever host it comes back to, is looked up
+//     before a handler sees it, asking the stream's leader (not a direct
+//     get, which a replica that lags may answer): its copy on
+//     <Prefix>.<queue>.*.r.S first, then itself. A copy found, or the
+//     message not in the stream any more (its copy's deliverer deleted it),
+//     and it is acked and left out, unseen and uncounted. Since a copy
+//     reaches a handler only once its original is gone, an original found
+//     after no copy was found has had no copy handed over. One the server
+//     cannot tell about within the patience is held back as above. So a
+//     retried original never reaches a handler again, and, with no host
+//     crash, a message is never alive twice.
+//   - Where JetStream cannot keep that: a message redelivered while another
+//     host still holds it (the host's lease lapsed past AckWait, or a
+//     consumer leader failed over and lost its in-progress notices) reaches
+//     two handlers at once, the second with attempts + 1; if both retry
+//     it, one copy is stored (the second is refused) with the first's
+//     attempts + 1, so attempts do not go back but may repeat once; if both
+//     dead-letter it, one dead-letter copy is stored. A first delivery
+//     (NumDelivered 1) is not looked up: a server that lost its record of
+//     deliveries (below) can hand a retried original over again, once per
+//     such loss.
 //   - Attempts count deliveries: the first has the attempts the message
 //     was sent with (1, or Enqueue's), and every delivery after it adds
 //     one, a retry (a new copy stored with attempts + 1) or the same copy
 //     back (its host died holding it, let its lease lapse, or lost its
 //     ack: the stored attempts plus JetStream's count of the copy's
-//     deliveries before, less those no handler saw because this host held
-//     the copy back, below). So attempts never go back and grow by one from
-//     one handling to the next, except where a crash breaks the count: the
+//     deliveries before). So attempts never go back and grow by one from
+//     one delivery to the next, except where a crash breaks the count: the
 //     same attempts again when the server lost its record of the delivery
 //     (the copy comes back at once: the embedded server writes a
 //     consumer's records at most every 100 ms, so a host killed within
 //     about 100 ms of a fetch loses them; a cluster's servers outlive the
-//     host and keep them, but a consumer leader that fails may not), or
-//     when the host died between a retry copy and the original's ack (the
-//     original comes back with attempts + 1, and its copy then has them
-//     too); one more per delivery to a host that died before its handler
-//     ran (or after it held a copy back). MaxRetries counts the same
-//     deliveries, copies' and redeliveries alike, so attempts reach at
-//     most MaxRetries+1 for a message sent with 1: after MaxRetries+1 a
-//     failing message is
+//     host and keep them, but a consumer leader that fails may not). A
+//     delivery no handler saw (its host died before its handler ran, or it
+//     was held back above) adds one all the same, so the next handler sees
+//     two more. MaxRetries counts the same deliveries, copies' and
+//     redeliveries alike, so attempts reach at most MaxRetries+1 for a
+//     message sent with 1.
+//   - Dead letters: after MaxRetries+1 deliveries a failing message is
 //     copied to the DeadLetterQueue (same ID, send time and body; attempts
-//     start again at 1, as MemoryPlatform's; the copy's publish ID names the
-//     original's stream sequence, so a host that dies between the copy and
-//     the removal stores it once; it is published again until confirmed, as
-//     a retry copy is) and then acked (removed), waiting for the
-//     server's answer; without one it is acked so (dropped). One back
-//     because that ack was lost is acked again, unseen and not counted
-//     again. A message that
-//     arrives already past MaxRetries+1 deliveries (its hosts died holding
-//     it, or lost the lease) is dead-lettered or dropped without reaching
-//     the handler, so a host that crashes on a message does not loop on it.
+//     start again at 1, as MemoryPlatform's) on a subject of its own,
+//     published expecting none there, so while a copy of it is in the
+//     dead-letter queue the server refuses another, whichever host
+//     publishes it; it is published again until the server stores or
+//     refuses it, as a retry copy is, and then the original is removed.
+//     An original that comes back (its removal lost, its host dead before
+//     it), to any host, is past MaxRetries+1: it skips the handler, its copy
+//     is refused, and it is removed, not counted again. The copy names its
+//     original, and whoever delivers the copy from the dead-letter queue
+//     deletes the original first, as for a retry copy, so an original does
+//     not come back once its copy is consumed; so the dead-letter queue
+//     stores one copy of a message, except when its original comes back
+//     to another host in the moment between that host's look-up and its
+//     publish while the copy is handed over and acked. A copy the server
+//     does not confirm within the patience leaves the message to be
+//     retried a second later (not counted as a retry) and given up again.
+//     Without a DeadLetterQueue the message is removed so (dropped). A
+//     message that arrives already past MaxRetries+1 deliveries (its hosts
+//     died holding it, or lost the lease) is dead-lettered or dropped
+//     without reaching the handler, so a host that crashes on a message does
+//     not loop on it.
 //   - At least once: a host that dies holding a batch leaves its messages
 //     to come back after AckWait (an embedded server that restarts keeps
 //     the time of a delivery in whole seconds, so up to 1 s sooner; at once
 //     when the server lost its record of the delivery) with attempts + 1
 //     (the same when the record was lost), and that delivery counts toward
 //     MaxRetries; so an always-failing message reaches handlers at most
-//     MaxRetries+1 times plus once for each host crash that lost the
-//     record of its delivery or came between its retry copy and its
-//     original's ack; an ack lost with a connection is a duplicate
-//     delivery. A host that dies in the round trip between a retry's copy
-//     being stored and the original's ack being applied leaves both: the
-//     original comes back with attempts + 1, unless the copy (attempts + 1
-//     too) comes first: before a copy reaches a handler, the original it
-//     retries is removed from the stream (one request per retried message;
-//     normally the server answers that it is gone already: sequence not
-//     found), so attempts never go back. A copy whose original the server
-//     did not confirm gone (no answer, or unavailable) is held back, nak'd
-//     to come back a second later, past its due time; the host counts that
-//     delivery neither in its attempts nor toward MaxRetries. Nothing
-//     accepted is lost.
+//     MaxRetries+1 times plus once for each crash that lost the record of
+//     its delivery; an ack lost with a connection is a duplicate delivery.
+//     A host that dies between a retry's copy being stored and its
+//     original's removal leaves both: whichever comes back first, the copy
+//     alone reaches a handler (above). Nothing accepted is lost.
 //
 // # Counters and limits
 //
@@ -192,7 +251,15 @@
 // confirmed it stored. Every count is kept until the server confirms it,
 // and sent again under the same publish IDs when it did not answer (the
 // server drops a repeat within its 2 min duplicate window): with no host
-// crash the counters are exactly what happened, whatever the servers did.
+// crash the counters are exactly what happened, whatever the servers did,
+// but for one case: a dead-letter copy whose publishes got no answer
+// within the patience although the server stored one is counted
+// (DeadLettered, and the dead-letter queue's Sent) by the host whose
+// publish stored it when the original comes back to it, its publish then
+// refused; when the original comes back to another host, nobody counts
+// it. A Platform reads a queue's counters from the counter stream when it
+// first uses the queue and adds its own counts since: other hosts' counts
+// since then show in a Platform opened after they were stored.
 // Sends are stored on the counters within 50 ms; a batch's counts before
 // its acks and naks are sent. So a host crash loses at most its last
 // 50 ms of sends from Sent, and the counts the server had not confirmed

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"hostbridge"
@@ -93,15 +94,16 @@ type Platform struct {
 	settings map[string]hostbridge.ConsumerSettings
 	queues   map[string]*queueState // queues whose stream and consumer exist
 	limits   map[string]queueLimits
-	// uncounted are the publish IDs of dead-letter copies whose publish
+	// uncounted are the subjects of dead-letter copies whose publish
 	// failed: stored or not, they are not counted as sent yet.
 	uncounted map[string]bool
-	// retried are the originals of retry copies, by the copy's publish ID,
-	// that may still be in the stream (see dropCopied).
-	retried map[string]*retryMark
-	// held counts the deliveries of retry copies, by their own copy key,
-	// that were held back rather than handed over (see dropOriginals).
-	held map[string]int
+	// api deletes and reads single messages (msgapi.go); tests fail it.
+	api msgAPI
+	// patience is copyPatience; tests shorten it.
+	patience time.Duration
+	// loseRemovals: tests lose the removals of settled originals, as an
+	// ack lost with a connection or a server fault would.
+	loseRemovals atomic.Bool
 
 	statsOnce sync.Mutex // guards stats
 	stats     jetstream.Stream
@@ -137,9 +139,11 @@ func Open(opts Options) (*Platform, error) {
 // newPlatform is a Platform of opts with no connection and no
 // configuration.
 func newPlatform(opts Options) *Platform {
-	return &Platform{opts: opts, settings: map[string]hostbridge.ConsumerSettings{}, queues: map[string]*queueState{},
-		limits: map[string]queueLimits{}, uncounted: map[string]bool{}, retried: map[string]*retryMark{},
-		held: map[string]int{}, retryUnit: time.Second}
+	p := &Platform{opts: opts, settings: map[string]hostbridge.ConsumerSettings{}, queues: map[string]*queueState{},
+		limits: map[string]queueLimits{}, uncounted: map[string]bool{}, retryUnit: time.Second,
+		patience: copyPatience}
+	p.api = leaderAPI{p}
+	return p
 }
 
 func (o Options) withDefaults() (Options, error) {

@@ -1,7 +1,9 @@
 package natsqueue
 
 import (
+	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,22 +24,31 @@ type retryCopy struct {
 	delay int // seconds
 }
 
-// The patience of a retry copy's publish: it is published again, with the
-// same publish ID, until the server confirms it or retryPatience times
-// Options.Timeout have passed, retryPause apart.
+// copyPatience is how long natsqueue tries, a retryPause apart, to have
+// the server confirm a copy stored, an original removed or a redelivered
+// message looked up, each try bounded by Options.Timeout too: a fixed
+// ceiling, whatever Options.Timeout is, longer than a cluster's election
+// (a few seconds).
 const (
-	retryPatience = 5
-	retryPause    = 250 * time.Millisecond
+	copyPatience = 10 * time.Second
+	retryPause   = 250 * time.Millisecond
 )
+
+// tryCtx is the context of one try before deadline: it ends then, or
+// after Options.Timeout, whichever comes first.
+func (p *Platform) tryCtx(deadline time.Time) (context.Context, context.CancelFunc) {
+	if end := time.Now().Add(p.opts.Timeout); end.Before(deadline) {
+		deadline = end
+	}
+	return context.WithDeadline(context.Background(), deadline)
+}
 
 // storeRetries stores, for each retried message, a copy with attempts + 1
 // that is due after its delay: a schedule on the stream, as a delayed send
 // is, so that it never comes back early, whatever restarts, crashes or
-// fails over; a delay of 0 goes straight to ready. It returns the acks of
-// the originals, to send once the copies are stored (a host that dies in
-// between leaves both: at least once). A copy's publish ID names the
-// original's stream sequence, so the original coming back and failing
-// again stores no second copy.
+// fails over; a delay of 0 goes straight to ready. It returns the removals
+// of the originals, to apply once the copies are stored (a host that dies
+// in between leaves both: at least once).
 func (p *Platform) storeRetries(q *queueState, rs []retryCopy) []func() error {
 	acts := make([]func() error, len(rs))
 	var wg sync.WaitGroup
@@ -52,135 +63,100 @@ func (p *Platform) storeRetries(q *queueState, rs []retryCopy) []func() error {
 	return acts
 }
 
-// storeRetry stores rc's copy and returns the ack of its original. A copy
-// the server has not confirmed within the patience (it may have stored it
-// or not) or has refused falls back to a nak of the original with the
-// delay: it comes back no sooner than the copy would, and then its copy is
-// published again before anything else (see dropCopied).
+// storeRetry stores rc's copy and returns the removal of its original. The
+// copy of the message at sequence S is on subjects of its own (<ready>.r.S,
+// or the schedule <sched>r.S that fires onto it) and is published
+// expecting none stored there: the server refuses a second copy of S while
+// one is in the stream (pending, ready or in flight), whichever host
+// publishes it, however long after; that refusal says a copy is stored, and
+// the original is removed as when this publish stored it. A copy the server
+// has not confirmed within copyPatience (it may have stored it or not)
+// falls back to a nak of the original with the delay: it comes back no
+// sooner than the copy would, and then whoever it comes back to looks its
+// copy up first (see dropRetried).
 func (p *Platform) storeRetry(q *queueState, rc retryCopy) func() error {
 	o := retryOf(rc, p.retryUnit)
 	msg, opts := q.names.natsMsg(o)
-	if _, _, err := p.publishConfirmed(o.dedupe, msg, opts); err != nil {
+	if _, err := p.publishConfirmed(msg, opts); err != nil {
 		p.log().Warn("natsqueue: retry copy (nak instead)", "queue", q.name, "id", rc.hm.ID, "err", err)
-		p.markRetried(o.dedupe, &retryMark{msg: msg, opts: opts, delay: rc.delay})
 		return p.retry(rc.m, rc.delay)
 	}
-	p.markRetried(o.dedupe, &retryMark{stored: true})
-	return p.ackOriginal(o.dedupe, rc.m)
+	return p.remove(rc.m)
 }
 
-// retryMark is what the host knows of a retried original that may still be
-// in the stream: its copy is stored (the original's ack was not
-// confirmed; so too for one dead-lettered or dropped), or its copy's
-// publish went unanswered (msg, to publish it again with the same publish
-// ID; delay, to nak the original with).
-type retryMark struct {
-	stored bool
-	msg    *nats.Msg
-	opts   []jetstream.PublishOpt
-	delay  int
+// published is what publishConfirmed learnt of a copy: stored by this
+// publish (ack) or before (refused: a copy is in the stream), and whether
+// a publish before the last went unanswered (it may have stored it).
+type published struct {
+	ack    *jetstream.PubAck
+	before bool
+	lost   bool
 }
 
-// markRetried notes mark under a copy's publish ID key ("" : none).
-func (p *Platform) markRetried(key string, mark *retryMark) {
-	if key == "" {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.retried[key] = mark
-}
-
-// ackOriginal is the ack of m, the original of the copy key, waiting for
-// the server; once it answers, the original is gone and forgotten.
-func (p *Platform) ackOriginal(key string, m jetstream.Msg) func() error {
-	ack := p.ackSync(m)
-	return func() error {
-		err := ack()
-		if err == nil || errors.Is(err, jetstream.ErrMsgAlreadyAckd) {
-			p.mu.Lock()
-			delete(p.retried, key)
-			p.mu.Unlock()
-		}
-		return err
-	}
-}
-
-// dropCopied leaves out of msgs, for the host not to hand a message over
-// twice, the originals it retried that came back: one whose copy is stored
-// (or that it dead-lettered or dropped) is acked (its ack was lost); one whose copy's publish went unanswered
-// gets it published again, then is acked, or nak'd with its delay again
-// when the server still does not confirm it. It returns the rest of msgs.
-func (p *Platform) dropCopied(q *queueState, msgs []jetstream.Msg) []jetstream.Msg {
-	out := msgs[:0:0]
-	var acts []func() error
-	for _, m := range msgs {
-		key := copyKey(m)
-		p.mu.Lock()
-		mark := p.retried[key]
-		p.mu.Unlock()
-		if key == "" || mark == nil {
-			out = append(out, m)
-			continue
-		}
-		acts = append(acts, func() error {
-			if !mark.stored {
-				if _, _, err := p.publishConfirmed(key, mark.msg, mark.opts); err != nil {
-					return p.retry(m, mark.delay)()
-				}
-			}
-			p.markRetried(key, &retryMark{stored: true})
-			return p.ackOriginal(key, m)()
-		})
-	}
-	p.apply(q, acts)
-	return out
-}
-
-// copyKey is the publish ID of m's retry copy ("" when m has no metadata).
-func copyKey(m jetstream.Msg) string {
-	md, err := m.Metadata()
-	if err != nil {
-		return ""
-	}
-	return retryKey(md.Stream, md.Sequence.Stream)
-}
-
-// retryKey is the publish ID of the retry copy of the message at seq on
-// stream.
-func retryKey(stream string, seq uint64) string {
-	return "rt:" + stream + ":" + strconv.FormatUint(seq, 10)
-}
-
-// publishConfirmed publishes msg until the server confirms it (stored, or
-// stored before: a duplicate), refuses it (an API error 4xx), or the
-// patience runs out; only once when key, its publish ID, is "" (a second
-// publish could store it twice). It returns the last answer and whether
-// an earlier publish went unanswered (it may have stored msg).
-func (p *Platform) publishConfirmed(key string, msg *nats.Msg, opts []jetstream.PublishOpt) (*jetstream.PubAck, bool, error) {
-	deadline := time.Now().Add(retryPatience * p.opts.Timeout)
-	lost := false
+// publishConfirmed publishes msg, a copy that expects its subjects empty,
+// until the server confirms it: stored now, or refused because a copy is
+// stored (codeWrongLast, by number), or it refuses it otherwise (an API
+// error 4xx), or copyPatience has passed, or the connection is closed (the
+// host is done). A refusal because another
+// publish of it is in flight (codeWrongLastInFlight) is tried again. Since
+// the server stores at most one copy, publishing again never stores two.
+func (p *Platform) publishConfirmed(msg *nats.Msg, opts []jetstream.PublishOpt) (published, error) {
+	deadline := time.Now().Add(p.patience)
+	var r published
 	for {
-		ctx, cancel := p.ctx()
+		ctx, cancel := p.tryCtx(deadline)
 		ack, err := p.js.PublishMsg(ctx, msg, opts...)
 		cancel()
 		var api *jetstream.APIError
-		if err == nil || errors.As(err, &api) && api.Code >= 400 && api.Code < 500 || key == "" {
-			return ack, lost, err
+		switch {
+		case err == nil:
+			r.ack = ack
+			return r, nil
+		case apiCode(err) == codeWrongLast:
+			r.before = true
+			return r, nil
+		case apiCode(err) == codeWrongLastInFlight:
+		case errors.As(err, &api) && api.Code >= 400 && api.Code < 500, errors.Is(err, nats.ErrConnectionClosed):
+			return r, err
+		default:
+			r.lost = true
 		}
-		lost = true
 		left := time.Until(deadline)
 		if left <= 0 {
-			return nil, lost, err
+			return r, err
 		}
 		time.Sleep(min(retryPause, left))
 	}
 }
 
-// ackSync is the ack of m, done once the server answers: an original whose
-// retry or dead-letter copy is stored, or that is dropped, must not come
-// back after a clean Close (a plain ack the server had not read yet is lost
-// with the connection).
+// remove is the removal of m, an original settled (done, retried with its
+// copy stored, dead-lettered, dropped): its ack, waiting for the server (a
+// plain ack the server had not read yet is lost with the connection at a
+// clean Close); when the server does not confirm the ack, the message is
+// deleted from its stream until the server confirms it gone, for up to
+// copyPatience, so that it does not come back to be counted again.
+func (p *Platform) remove(m jetstream.Msg) func() error {
+	if p.loseRemovals.Load() {
+		return func() error { return nil }
+	}
+	ack := p.ackSync(m)
+	return func() error {
+		err := ack()
+		if err == nil || errors.Is(err, jetstream.ErrMsgAlreadyAckd) {
+			return nil
+		}
+		if errors.Is(err, nats.ErrConnectionClosed) {
+			return err // this host is done: the message comes back to another
+		}
+		md, mdErr := m.Metadata()
+		if mdErr != nil || !p.removeOriginal(md.Stream, md.Sequence.Stream) {
+			return err
+		}
+		return nil
+	}
+}
+
+// ackSync is the ack of m, done once the server answers.
 func (p *Platform) ackSync(m jetstream.Msg) func() error {
 	return func() error {
 		ctx, cancel := p.ctx()
@@ -196,7 +172,7 @@ func retryOf(rc retryCopy, unit time.Duration) outMsg {
 	o := outMsg{id: rc.hm.ID, sentAt: rc.hm.Timestamp, attempts: rc.hm.Attempts + 1, tries: rc.tries,
 		body: rc.m.Data(), ctype: h.Get(hdrType), delay: time.Duration(rc.delay) * unit}
 	if md, err := rc.m.Metadata(); err == nil {
-		o.dedupe, o.retryOf = copyKey(rc.m), strconv.FormatUint(md.Sequence.Stream, 10)
+		o.retryOf = md.Sequence.Stream
 	}
 	return o
 }
@@ -209,43 +185,148 @@ func (p *Platform) retry(m jetstream.Msg, delaySeconds int) func() error {
 	return func() error { return m.NakWithDelay(time.Duration(delaySeconds) * p.retryUnit) }
 }
 
-// dropOriginals removes from the stream, before a retry copy in msgs
-// reaches a handler, the original it retries: normally the original is
-// gone (acked once the copy was stored) and the server says so, but a host
-// that died between the copy and the ack left it, to come back with fewer
-// attempts, maybe after the copy. An original in msgs itself is left out
-// of the batch, and so is a copy whose original the server did not confirm
-// gone: it is nak'd to come back a second later (past its due time) and
-// try again (a delivery that heldBack does not count). It returns the rest
-// of msgs.
+// mayBeRetried reports whether a message delivered so could be an original
+// that a host retried (or dead-lettered) already: one delivered before.
+func mayBeRetried(md *jetstream.MsgMetadata) bool { return md.NumDelivered > 1 }
+
+// dropRetried leaves out of msgs, before they reach a handler, the
+// redelivered ones that are settled already, whichever host settled them:
+// an original whose retry copy is stored (found on its copy's subjects,
+// asking the stream's leader) or that is no longer in the stream (its
+// copy's deliverer deleted it, or it was acked) is acked and left out. The
+// copy is looked up first, then the original: a copy reaches a handler only
+// after its original is gone, so an original found with no copy found
+// before it has none. One the server cannot tell about within
+// copyPatience is held back: nak'd to come back a second later (a delivery
+// no handler saw, that counts). It returns the rest of msgs.
+func (p *Platform) dropRetried(q *queueState, msgs []jetstream.Msg) []jetstream.Msg {
+	state := make([]owed, len(msgs))
+	var wg sync.WaitGroup
+	for i, m := range msgs {
+		md, err := m.Metadata()
+		if err != nil || !mayBeRetried(md) {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			state[i] = p.stillOwed(q, md.Sequence.Stream)
+		}()
+	}
+	wg.Wait()
+	out := msgs[:0:0]
+	var acts []func() error
+	for i, m := range msgs {
+		switch state[i] {
+		case owedYes:
+			out = append(out, m)
+		case owedNo:
+			acts = append(acts, p.ackSync(m))
+		case owedUnknown:
+			p.log().Warn("natsqueue: looking up a redelivered message (held back)", "queue", q.name)
+			acts = append(acts, p.retry(m, 1))
+		}
+	}
+	p.apply(q, acts)
+	return out
+}
+
+// owed is what a lookup found of a redelivered message: still owed to a
+// handler, settled (its copy stored, or gone), or unknown.
+type owed int
+
+const (
+	owedYes owed = iota
+	owedNo
+	owedUnknown
+)
+
+// stillOwed looks up the message at seq on q's stream: its retry copy on
+// the copy's subjects, then itself.
+func (p *Platform) stillOwed(q *queueState, seq uint64) owed {
+	_, _, both := q.names.retrySubjects(seq)
+	deadline := time.Now().Add(p.patience)
+	for {
+		ctx, cancel := p.tryCtx(deadline)
+		_, err := p.api.getMsg(ctx, q.names.stream, msgGetRequest{LastFor: both})
+		if err == nil {
+			cancel()
+			return owedNo
+		}
+		if apiCode(err) == codeNoMessage {
+			_, err = p.api.getMsg(ctx, q.names.stream, msgGetRequest{Seq: seq})
+			if err == nil {
+				cancel()
+				return owedYes
+			}
+			if apiCode(err) == codeNoMessage {
+				cancel()
+				return owedNo
+			}
+		}
+		cancel()
+		left := time.Until(deadline)
+		if left <= 0 || errors.Is(err, nats.ErrConnectionClosed) {
+			return owedUnknown
+		}
+		time.Sleep(min(retryPause, left))
+	}
+}
+
+// originalOf is the stream and sequence of the message that m, a retry
+// copy or a dead-letter copy, copies; ok is false for any other m.
+func originalOf(q *queueState, m jetstream.Msg) (stream string, seq uint64, ok bool) {
+	h := m.Headers()
+	if s, err := strconv.ParseUint(h.Get(hdrRetryOf), 10, 64); err == nil {
+		return q.names.stream, s, true
+	}
+	v := h.Get(hdrDeadOf)
+	i := strings.LastIndexByte(v, ':')
+	if i < 0 {
+		return "", 0, false
+	}
+	s, err := strconv.ParseUint(v[i+1:], 10, 64)
+	return v[:i], s, err == nil
+}
+
+// dropOriginals removes from its stream, before a copy in msgs (a retry
+// copy, or a dead-letter copy) reaches a handler, the original it copies:
+// normally the original is gone (acked once the copy was stored) and the
+// server says so, but a host that died between the copy and the ack left
+// it, to come back with fewer attempts, maybe after the copy. The removal
+// is tried again while the batch's lease keeps the copy, for up to
+// copyPatience. An original in msgs itself is left out of the batch, and
+// so is a copy whose original the server did not confirm gone by then: it
+// is nak'd to come back a second later (past its due time) and try again,
+// a delivery that no handler saw and that counts. It returns the rest of
+// msgs.
 func (p *Platform) dropOriginals(q *queueState, msgs []jetstream.Msg) []jetstream.Msg {
 	stale := map[uint64]bool{}
 	held := make([]bool, len(msgs))
 	var wg sync.WaitGroup
 	for i, m := range msgs {
-		seq, err := strconv.ParseUint(m.Headers().Get(hdrRetryOf), 10, 64)
-		if err != nil {
+		stream, seq, ok := originalOf(q, m)
+		if !ok {
 			continue
 		}
-		stale[seq] = true
+		if stream == q.names.stream {
+			stale[seq] = true
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			held[i] = !p.removeOriginal(q, m, seq)
+			held[i] = !p.removeOriginal(stream, seq)
 		}()
 	}
 	wg.Wait()
-	if len(stale) == 0 {
+	if len(stale) == 0 && !slices.Contains(held, true) {
 		return msgs
 	}
 	out := msgs[:0:0]
 	for i, m := range msgs {
 		if held[i] {
-			p.mu.Lock()
-			p.held[copyKey(m)]++
-			p.mu.Unlock()
 			if err := p.retry(m, 1)(); err != nil {
-				p.log().Warn("natsqueue: holding back a retry copy", "queue", q.name, "err", err)
+				p.log().Warn("natsqueue: holding back a copy", "queue", q.name, "err", err)
 			}
 		} else if md, err := m.Metadata(); err != nil || !stale[md.Sequence.Stream] {
 			out = append(out, m)
@@ -254,44 +335,32 @@ func (p *Platform) dropOriginals(q *queueState, msgs []jetstream.Msg) []jetstrea
 	return out
 }
 
-// removeOriginal deletes the original at seq of copy c from q's stream
-// and reports whether it is gone: deleted now, or before (and forgotten).
-func (p *Platform) removeOriginal(q *queueState, c jetstream.Msg, seq uint64) bool {
-	ctx, cancel := p.ctx()
-	defer cancel()
-	err := q.stream.DeleteMsg(ctx, seq)
-	if err != nil && !alreadyGone(err) {
-		p.log().Warn("natsqueue: removing a retried original (its copy held back)", "queue", q.name, "seq", seq, "err", err)
-		return false
+// removeOriginal deletes the message at seq from stream, trying again for
+// up to copyPatience, and reports whether the server confirmed it gone:
+// deleted now, or not there (codeSeqNotFound, its stream gone, or any other refusal of the
+// delete followed by a get that finds nothing: codeNoMessage), all by
+// number.
+func (p *Platform) removeOriginal(stream string, seq uint64) bool {
+	deadline := time.Now().Add(p.patience)
+	for {
+		ctx, cancel := p.tryCtx(deadline)
+		err := p.api.deleteMsg(ctx, stream, seq)
+		if err == nil || apiCode(err) == codeSeqNotFound || apiCode(err) == codeNoStream {
+			cancel()
+			return true
+		}
+		if apiCode(err) != 0 {
+			if _, err = p.api.getMsg(ctx, stream, msgGetRequest{Seq: seq}); apiCode(err) == codeNoMessage {
+				cancel()
+				return true
+			}
+		}
+		cancel()
+		left := time.Until(deadline)
+		if left <= 0 || errors.Is(err, nats.ErrConnectionClosed) {
+			p.log().Warn("natsqueue: removing a message (not confirmed)", "stream", stream, "seq", seq, "err", err)
+			return false
+		}
+		time.Sleep(min(retryPause, left))
 	}
-	if md, err := c.Metadata(); err == nil {
-		p.mu.Lock()
-		delete(p.retried, retryKey(md.Stream, seq))
-		p.mu.Unlock()
-	}
-	return true
-}
-
-// alreadyGone reports whether err is the server's answer to deleting a
-// message that is not in the stream: nats-server answers "sequence not
-// found" (10043) for one deleted or acked already, and 10057 "no message
-// found" for one below a block; any other answer (10008 "temporarily
-// unavailable", a timeout, no responders) leaves it unknown.
-func alreadyGone(err error) bool {
-	if !errors.Is(err, jetstream.ErrMsgDeleteUnsuccessful) {
-		return false
-	}
-	s := err.Error()
-	return strings.Contains(s, "err_code=10043 ") || strings.HasSuffix(s, "err_code=10057 description=no message found")
-}
-
-// heldBack is how many times m was held back by dropOriginals since it was
-// last handed over (m's deliveries that no handler saw); it forgets them.
-func (p *Platform) heldBack(m jetstream.Msg) int {
-	key := copyKey(m)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := p.held[key]
-	delete(p.held, key)
-	return n
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -64,38 +65,30 @@ func TestRetryNotEarlyAfterReopen(t *testing.T) {
 }
 
 // TestOriginalNotAfterItsCopy: a retry's copy is stored but the original's
-// ack is never sent (the lease lapses), leaving both on the stream. A host
-// that died in between forgets it retried: the copy (delay 0), attempts 2,
-// comes first and removes the original. A host that lives remembers: the
-// original, back after AckWait (3 s) before its copy (delay 5 s), is acked
-// without reaching a handler. Either way, the original never comes back
-// with attempts 1.
+// ack is never sent (the lease lapses), leaving both on the stream, and no
+// host remembers it. When the copy (delay 0), attempts 2, comes first, it
+// removes the original; when the original comes back first (after AckWait,
+// 3 s, before its copy, due in 5 s), its copy is found on the copy's
+// subjects and the original is acked without reaching a handler. Either
+// way, the original never comes back with attempts 1.
 func TestOriginalNotAfterItsCopy(t *testing.T) {
-	for _, c := range []struct {
-		forgets bool
-		delay   int
-	}{{true, 0}, {false, 5}} {
+	for _, delay := range []int{0, 5} {
 		p := openSingle(t)
 		setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
 		send(t, p, `1`, 0)
-		storeCopyWithoutAck(t, p, "q", c.delay)
-		if c.forgets {
-			p.mu.Lock()
-			clear(p.retried)
-			p.mu.Unlock()
-		}
-		attempts := attemptsWithin(t, p, p.opts.AckWait+time.Duration(c.delay+2)*time.Second)
+		storeCopyWithoutAck(t, p, "q", delay)
+		attempts := attemptsWithin(t, p, p.opts.AckWait+time.Duration(delay+2)*time.Second)
 		if fmt.Sprint(attempts) != "[2]" {
-			t.Errorf("%+v: deliveries with attempts %v, want [2]", c, attempts)
+			t.Errorf("delay %d: deliveries with attempts %v, want [2]", delay, attempts)
 		}
 	}
 }
 
-// TestOriginalAckedWhenBack: a host that stored a retry's copy (due in
-// 30 s) but whose ack of the original never reached the server
-// remembers it: the original, back after AckWait, is acked there and then
-// without reaching a handler, and forgotten; the copy stays, to come when
-// it is due.
+// TestOriginalAckedWhenBack: a retry's copy (due in 30 s) is stored but
+// the original's ack never reached the server: the original, back after
+// AckWait, finds its copy on the copy's own schedule subject
+// (<sched>r.<its sequence>) and is acked there and then without reaching a
+// handler; the copy stays, to come when it is due.
 func TestOriginalAckedWhenBack(t *testing.T) {
 	p := openSingle(t)
 	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
@@ -112,11 +105,9 @@ func TestOriginalAckedWhenBack(t *testing.T) {
 	if _, err := q.stream.GetMsg(context.Background(), 1); !errors.Is(err, jetstream.ErrMsgNotFound) {
 		t.Errorf("the original (sequence 1) after it came back: %v", err)
 	}
-	p.mu.Lock()
-	marks := len(p.retried)
-	p.mu.Unlock()
-	if n := streamMsgs(t, p, "q"); n != 1 || marks != 0 {
-		t.Errorf("the stream holds %d messages (want the copy alone); %d retried originals remembered", n, marks)
+	c, err := p.api.getMsg(context.Background(), q.names.stream, msgGetRequest{LastFor: "HB.q.sched.r.1"})
+	if n := streamMsgs(t, p, "q"); n != 1 || err != nil || c.Sequence != 2 {
+		t.Errorf("the stream holds %d messages (want the copy alone); the copy on HB.q.sched.r.1: %+v, %v", n, c, err)
 	}
 }
 
@@ -146,19 +137,19 @@ func takeOne(t *testing.T, p *Platform, queue string) (*queueState, jetstream.Ms
 }
 
 // TestDeadLetterCopyCountedOnce: a dead-letter copy stored a second time
-// (its original came back: the host died before its ack) is dropped as a
-// duplicate within the window and counted once; one whose first publish
-// went unanswered though the server stored it (here the store's sync
-// failed once) is published again, answered as a duplicate, and counted
-// once too.
+// (its original came back: the host died before its ack) is refused by
+// the server, its subject holding a copy already, and counted once; one
+// whose first publish went unanswered though the server stored it (here
+// the store's sync failed once) is published again, refused so, and
+// counted once too, by the host whose publish stored it.
 func TestDeadLetterCopyCountedOnce(t *testing.T) {
 	p := openSingle(t)
 	send(t, p, `1`, 0)
-	_, m := takeOne(t, p, "q")
+	q, m := takeOne(t, p, "q")
 	hm, _ := message(m)
-	for range 2 {
-		if err := p.deadLetter("dlq", m, hm); err != nil {
-			t.Fatal(err)
+	for i := range 2 {
+		if stored, err := p.deadLetter(q, "dlq", m, hm); err != nil || stored != (i == 0) {
+			t.Fatalf("copy %d: stored %v, %v", i+1, stored, err)
 		}
 	}
 	if s := p.Stats("dlq"); s.Sent != 1 || s.Pending != 1 {
@@ -172,20 +163,25 @@ func TestDeadLetterCopyCountedOnce(t *testing.T) {
 	_, m = takeOne(t, p, "q")
 	hm, _ = message(m)
 	failed := failSyncOnce(js.g)
-	if err := p.deadLetter("dlq", m, hm); err != nil || !failed.Load() {
-		t.Fatalf("%v (a sync failed: %v)", err, failed.Load())
+	if stored, err := p.deadLetter(q, "dlq", m, hm); err != nil || !stored || !failed.Load() {
+		t.Fatalf("stored %v, %v (a sync failed: %v)", stored, err, failed.Load())
 	}
 	if s := p.Stats("dlq"); s.Sent != 2 || s.Pending != 2 {
 		t.Errorf("dlq stats %+v, want Sent 2, Pending 2", s)
 	}
 }
 
-// TestAlreadyGone: the server's answer to deleting a message deleted
-// already reads as gone; a timeout, or "temporarily unavailable"
-// (10008), does not: the message may still be there.
-func TestAlreadyGone(t *testing.T) {
+// TestRemoveOriginalCodes: an original deleted already reads as gone (the
+// server's codes, by number: 10043 to the delete), so does one whose
+// delete is refused otherwise and that a get does not find (10037); one
+// that a get finds, or whose delete got a timeout or no responders (no
+// answer from the server, nothing else asked), does not: each is tried
+// again until the patience ends.
+func TestRemoveOriginalCodes(t *testing.T) {
 	p := openSingle(t)
+	p.patience = 600 * time.Millisecond
 	send(t, p, `1`, 0)
+	send(t, p, `2`, 0)
 	q, err := p.ensureQueue(context.Background(), "q")
 	if err != nil {
 		t.Fatal(err)
@@ -193,44 +189,91 @@ func TestAlreadyGone(t *testing.T) {
 	if err := q.stream.DeleteMsg(context.Background(), 1); err != nil {
 		t.Fatal(err)
 	}
-	again := q.stream.DeleteMsg(context.Background(), 1)
-	unavailable := fmt.Errorf("%w: %s", jetstream.ErrMsgDeleteUnsuccessful,
-		&jetstream.APIError{Code: 503, ErrorCode: 10008, Description: "JetStream system temporarily unavailable"})
+	if !p.removeOriginal(q.names.stream, 1) {
+		t.Error("a message deleted already does not read as gone")
+	}
+	refused := &jetstream.APIError{Code: 500, ErrorCode: 10057, Description: "no message found"}
+	unavailable := &jetstream.APIError{Code: 503, ErrorCode: 10008, Description: "JetStream system temporarily unavailable"}
 	for _, c := range []struct {
 		err  error
+		seq  uint64
 		gone bool
-	}{{again, true}, {context.DeadlineExceeded, false}, {nats.ErrTimeout, false}, {unavailable, false}} {
-		if got := alreadyGone(c.err); got != c.gone {
-			t.Errorf("alreadyGone(%v) = %v, want %v", c.err, got, c.gone)
+	}{{refused, 1, true}, {unavailable, 1, true}, {unavailable, 2, false}, {context.DeadlineExceeded, 1, false}, {nats.ErrTimeout, 1, false}, {nats.ErrNoResponders, 1, false}} {
+		api := &scriptedDelete{msgAPI: leaderAPI{p}, err: c.err}
+		p.api = api
+		start := time.Now()
+		if got := p.removeOriginal(q.names.stream, c.seq); got != c.gone || !c.gone && (api.tries < 2 || time.Since(start) < p.patience) {
+			t.Errorf("a delete of %d answered %v: gone %v, want %v (%d tries in %v)", c.seq, c.err, got, c.gone, api.tries, time.Since(start))
 		}
 	}
 }
 
+// scriptedDelete is a msgAPI whose deletions all fail with err.
+type scriptedDelete struct {
+	msgAPI
+	err   error
+	tries int
+}
+
+func (s *scriptedDelete) deleteMsg(context.Context, string, uint64) error {
+	s.tries++
+	return s.err
+}
+
 // TestRetryCopyUnconfirmed: a retry copy the server does not confirm
-// within the patience (here the store's sync fails after the server
-// stored it) is logged and falls back to a nak of the original with the
-// delay. Whichever comes back first, the copy (which then removes the
-// original) or the original (acked once its copy is published again under
-// the same publish ID), the message is handed over once, with attempts 2,
+// within the patience (here every publish of a copy gets no answer, the
+// first stored or none) is logged and falls back to a nak of the original
+// with the delay. Whichever comes back first, the copy (which then removes
+// the original) or the original (acked when its copy is found, handed over
+// when none is stored), the message is handed over once, with attempts 2,
 // and neither stays in the stream.
 func TestRetryCopyUnconfirmed(t *testing.T) {
-	p, js, logs := openSyncedLogged(t)
-	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
-	send(t, p, `1`, 0)
-	real := setSync(js.g, func() error { return errors.New("the disk is gone") })
-	r, _ := deliverWithin(t, p, "q", 10*time.Second, func(ev hostbridge.Event) error {
-		return hostbridge.RetryQueueMessage(ev, 0, 1)
-	})
-	setSync(js.g, real)
-	if len(r.Retried) != 1 || !strings.Contains(logs.String(), "natsqueue: retry copy (nak instead)") {
-		t.Fatalf("result %+v; log %q", r, logs.String())
+	for _, stored := range []bool{true, false} {
+		logs := new(logBuffer)
+		o := storeOptions(t)
+		o.Timeout, o.Logger = 500*time.Millisecond, slog.New(slog.NewTextHandler(logs, nil))
+		p := openWith(t, o)
+		p.patience = time.Second
+		setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
+		send(t, p, `1`, 0)
+		js := &unansweredCopies{JetStream: p.js, store: stored}
+		p.js = js
+		r, _ := deliverWithin(t, p, "q", 10*time.Second, func(ev hostbridge.Event) error {
+			return hostbridge.RetryQueueMessage(ev, 0, 1)
+		})
+		js.off.Store(true)
+		if len(r.Retried) != 1 || !strings.Contains(logs.String(), "natsqueue: retry copy (nak instead)") || js.tries.Load() < 2 {
+			t.Fatalf("stored %v: result %+v; %d publishes; log %q", stored, r, js.tries.Load(), logs.String())
+		}
+		if attempts := attemptsWithin(t, p, p.opts.AckWait+3*time.Second); fmt.Sprint(attempts) != "[2]" {
+			t.Errorf("stored %v: deliveries with attempts %v, want [2]", stored, attempts)
+		}
+		if n := streamMsgs(t, p, "q"); n != 0 {
+			t.Errorf("stored %v: the stream still holds %d messages", stored, n)
+		}
 	}
-	if attempts := attemptsWithin(t, p, p.opts.AckWait+3*time.Second); fmt.Sprint(attempts) != "[2]" {
-		t.Errorf("deliveries with attempts %v, want [2]", attempts)
+}
+
+// unansweredCopies is a JetStream whose publishes of copies (retry and
+// dead-letter copies) get no answer, as in a server fault: the first is
+// stored when store is set, none otherwise, until off.
+type unansweredCopies struct {
+	jetstream.JetStream
+	store bool
+	off   atomic.Bool
+	tries atomic.Int32
+}
+
+func (j *unansweredCopies) PublishMsg(ctx context.Context, m *nats.Msg, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
+	if j.off.Load() || m.Header.Get(hdrRetryOf) == "" && m.Header.Get(hdrDeadOf) == "" {
+		return j.JetStream.PublishMsg(ctx, m, opts...)
 	}
-	if n := streamMsgs(t, p, "q"); n != 0 {
-		t.Errorf("the stream still holds %d messages", n)
+	if j.tries.Add(1) == 1 && j.store {
+		if _, err := j.JetStream.PublishMsg(ctx, m, opts...); err != nil {
+			return nil, err
+		}
 	}
+	return nil, context.DeadlineExceeded
 }
 
 // attemptsWithin delivers q for d, acking every message, and returns the
@@ -250,11 +293,11 @@ func attemptsWithin(t *testing.T, p *Platform, d time.Duration) []int {
 	return attempts
 }
 
-// TestPublishConfirmed: a publish the server refuses (an API error 4xx,
-// here a wrong last sequence) is not published again; one with no publish
-// ID is published once, answered or not (here its sync fails); one with an
-// ID whose answer was lost (its sync failed once) is published again,
-// answered as a duplicate, and says an earlier publish went unanswered.
+// TestPublishConfirmed: a copy the server refuses for another reason than
+// a copy stored (an API error 4xx, here another stream expected) is not published again; a second copy of an original is refused
+// (10071), which reads as stored before, not as an error; a copy whose
+// answer was lost (its sync failed once) is published again, refused so,
+// and says an earlier publish went unanswered.
 func TestPublishConfirmed(t *testing.T) {
 	o := storeOptions(t)
 	o.Timeout = 200 * time.Millisecond
@@ -263,36 +306,46 @@ func TestPublishConfirmed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg := func() *nats.Msg { return &nats.Msg{Subject: q.names.ready, Data: []byte(`1`)} }
+	copyOf := func(seq uint64) (*nats.Msg, []jetstream.PublishOpt) {
+		return q.names.natsMsg(outMsg{id: "x", attempts: 2, body: []byte(`1`), retryOf: seq})
+	}
 	var api *jetstream.APIError
-	_, lost, err := p.publishConfirmed("k1", msg(), []jetstream.PublishOpt{jetstream.WithExpectLastSequence(999)})
-	if !errors.As(err, &api) || api.Code != 400 || lost {
-		t.Errorf("refused: %v (lost %v), want a 400 at once", err, lost)
+	msg, opts := copyOf(1)
+	r, err := p.publishConfirmed(msg, append(opts, jetstream.WithExpectStream("NOT_Q")))
+	if !errors.As(err, &api) || api.Code != 400 || r.lost || r.before {
+		t.Errorf("refused: %+v, %v, want a 400 at once", r, err)
+	}
+	for i := range 2 {
+		msg, opts := copyOf(1)
+		if r, err := p.publishConfirmed(msg, opts); err != nil || r.before != (i == 1) || r.lost || (r.ack == nil) != (i == 1) {
+			t.Errorf("copy %d of sequence 1: %+v, %v", i+1, r, err)
+		}
 	}
 	js, ok := p.js.(syncedJS)
 	if !ok {
 		return // the server syncs; a publish cannot be stored yet unanswered here
 	}
-	real := setSync(js.g, func() error { return errors.New("the disk is gone") })
-	if _, lost, err = p.publishConfirmed("", msg(), nil); err == nil || lost {
-		t.Errorf("no publish ID, unanswered: %v (lost %v), want the error at once", err, lost)
-	}
-	setSync(js.g, real)
 	failSyncOnce(js.g)
-	ack, lost, err := p.publishConfirmed("k3", msg(), []jetstream.PublishOpt{jetstream.WithMsgID("k3")})
-	if err != nil || ack == nil || !ack.Duplicate || !lost {
-		t.Errorf("publish ID, first answer lost: %+v, %v (lost %v), want a duplicate, lost", ack, err, lost)
+	msg, opts = copyOf(3)
+	if r, err = p.publishConfirmed(msg, opts); err != nil || !r.before || !r.lost {
+		t.Errorf("a copy whose first answer was lost: %+v, %v, want stored before, lost", r, err)
 	}
 }
 
 // TestDeadLetterUnconfirmedNotCounted: a message past MaxRetries whose
 // dead-letter copy the server does not confirm within the patience (here
-// the store's sync fails) comes back a second later, skips the handler and
-// is dead-lettered then. The counters say what the handler saw: one
+// it stores the first publish and answers none) comes back a second later,
+// skips the handler and is dead-lettered then: the server refuses the
+// copy's second publish (one is stored), and this host, whose publish
+// stored it, counts it once. The counters say what the handler saw: one
 // delivery, no retry, one dead letter (Delivered and Retried count a
 // handler's deliveries and the retries its outcome asked for).
 func TestDeadLetterUnconfirmedNotCounted(t *testing.T) {
-	p, js, logs := openSyncedLogged(t)
+	logs := new(logBuffer)
+	o := storeOptions(t)
+	o.Timeout, o.Logger = 500*time.Millisecond, slog.New(slog.NewTextHandler(logs, nil))
+	p := openWith(t, o)
+	p.patience = time.Second
 	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) {
 		s.MaxBatchTimeout, s.MaxRetries, s.DeadLetterQueue = 0, 0, "dlq"
 	})
@@ -300,11 +353,12 @@ func TestDeadLetterUnconfirmedNotCounted(t *testing.T) {
 	if _, err := p.ensureQueue(context.Background(), "dlq"); err != nil {
 		t.Fatal(err)
 	}
-	real := setSync(js.g, func() error { return errors.New("the disk is gone") })
+	js := &unansweredCopies{JetStream: p.js, store: true}
+	p.js = js
 	r, _ := deliverWithin(t, p, "q", 10*time.Second, func(hostbridge.Event) error {
 		return errors.New("fails")
 	})
-	setSync(js.g, real)
+	js.off.Store(true)
 	if len(r.Retried)+len(r.DeadLettered) != 0 || !strings.Contains(logs.String(), "natsqueue: dead-letter copy (retried in 1 s)") {
 		t.Fatalf("result %+v; log %q", r, logs.String())
 	}
@@ -312,24 +366,8 @@ func TestDeadLetterUnconfirmedNotCounted(t *testing.T) {
 	for deadline := time.Now().Add(p.opts.AckWait + 3*time.Second); time.Now().Before(deadline) && p.Stats("q").DeadLettered == 0; {
 		deliverWithin(t, p, "q", time.Second, func(hostbridge.Event) error { handled++; return nil })
 	}
-	s := p.Stats("q")
-	if handled != 0 || s.Delivered != 1 || s.Retried != 0 || s.DeadLettered != 1 || s.Pending != 0 {
-		t.Errorf("handled again %d times; stats %+v, want Delivered 1, Retried 0, DeadLettered 1, Pending 0", handled, s)
+	s, dl := p.Stats("q"), p.Stats("dlq")
+	if handled != 0 || s.Delivered != 1 || s.Retried != 0 || s.DeadLettered != 1 || s.Pending != 0 || dl.Sent != 1 || dl.Pending != 1 {
+		t.Errorf("handled again %d times; stats %+v, dlq %+v, want Delivered 1, Retried 0, DeadLettered 1, Pending 0; dlq Sent 1, Pending 1", handled, s, dl)
 	}
-}
-
-// openSyncedLogged opens an embedded Platform whose store sync a test can
-// fail (it skips where the server syncs), with a 500 ms timeout and its log
-// kept.
-func openSyncedLogged(t *testing.T) (*Platform, syncedJS, *logBuffer) {
-	t.Helper()
-	logs := new(logBuffer)
-	o := storeOptions(t)
-	o.Timeout, o.Logger = 500*time.Millisecond, slog.New(slog.NewTextHandler(logs, nil))
-	p := openWith(t, o)
-	js, ok := p.js.(syncedJS)
-	if !ok {
-		t.Skip("only where natsqueue syncs the store itself")
-	}
-	return p, js, logs
 }

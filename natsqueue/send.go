@@ -21,6 +21,7 @@ const (
 	hdrAttempts = "Hb-Attempts" // attempts of every delivery of this copy, when not 1 (Enqueue, a retry)
 	hdrTries    = "Hb-Tries"    // deliveries from this queue before this copy (a retry)
 	hdrRetryOf  = "Hb-Retry-Of" // the stream sequence of the message a retry copy retries
+	hdrDeadOf   = "Hb-Dead-Of"  // the stream and sequence of the message a dead-letter copy copies, <stream>:<seq>
 	hdrType     = "Hb-Type"     // the content type, when not json
 )
 
@@ -33,8 +34,9 @@ type outMsg struct {
 	body     []byte
 	ctype    string
 	delay    time.Duration // 0 or at least a second
-	dedupe   string        // the Nats-Msg-Id, if any
-	retryOf  string        // a retry copy's original's stream sequence
+	retryOf  uint64        // a retry copy's original's stream sequence (0: not a copy)
+	deadOf   string        // a dead-letter copy's original, <stream>:<sequence>
+	deadSubj string        // a dead-letter copy's subject
 }
 
 // Send implements hostbridge.Platform: it stores one message on the
@@ -188,7 +190,13 @@ func waitAcks(ctx context.Context, futures []jetstream.PubAckFuture) (int, error
 
 // natsMsg is o as a JetStream message: on the ready subject, or for a delay
 // on a schedule subject of its own that the server copies to the ready one
-// when its time comes.
+// when its time comes. A retry copy of the message at stream sequence S is
+// on subjects of its own, <ready>.r.S or the schedule <sched>r.S firing onto
+// it, and a dead-letter copy on its own subject below ready (see
+// deadLetter); both are published expecting no message on those subjects,
+// so that the server stores one copy of a message at a time and refuses
+// any other while it is in the stream (JSStreamWrongLastSequenceErrF),
+// however long after, whichever host publishes it.
 func (n names) natsMsg(o outMsg) (*nats.Msg, []jetstream.PublishOpt) {
 	m := &nats.Msg{Subject: n.ready, Data: o.body, Header: nats.Header{}}
 	m.Header.Set(hdrID, o.id)
@@ -199,19 +207,29 @@ func (n names) natsMsg(o outMsg) (*nats.Msg, []jetstream.PublishOpt) {
 	if o.tries > 0 {
 		m.Header.Set(hdrTries, strconv.Itoa(o.tries))
 	}
-	if o.retryOf != "" {
-		m.Header.Set(hdrRetryOf, o.retryOf)
-	}
 	if o.ctype != "json" && o.ctype != "" {
 		m.Header.Set(hdrType, o.ctype)
 	}
 	var opts []jetstream.PublishOpt
-	if o.dedupe != "" {
-		opts = append(opts, jetstream.WithMsgID(o.dedupe))
+	target := n.ready
+	switch {
+	case o.retryOf > 0:
+		m.Header.Set(hdrRetryOf, strconv.FormatUint(o.retryOf, 10))
+		sched, ready, both := n.retrySubjects(o.retryOf)
+		m.Subject, target = ready, ready
+		if o.delay > 0 {
+			m.Subject = sched
+		}
+		opts = append(opts, jetstream.WithExpectLastSequenceForSubject(0, both))
+	case o.deadOf != "":
+		m.Header.Set(hdrDeadOf, o.deadOf)
+		m.Subject = o.deadSubj
+		opts = append(opts, jetstream.WithExpectLastSequencePerSubject(0))
+	case o.delay > 0:
+		m.Subject = n.sched + subjectToken(o.id)
 	}
 	if o.delay > 0 {
-		m.Subject = n.sched + subjectToken(o.id)
-		opts = append(opts, jetstream.WithScheduleAt(dueTime(time.Now(), o.delay)), jetstream.WithScheduleTarget(n.ready))
+		opts = append(opts, jetstream.WithScheduleAt(dueTime(time.Now(), o.delay)), jetstream.WithScheduleTarget(target))
 	}
 	return m, opts
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,10 +16,26 @@ import (
 // names are the stream, subjects and consumer of one queue.
 type names struct {
 	stream   string // <Prefix>_<token>
-	ready    string // <Prefix>.<token>.ready: what the consumer reads
+	prefix   string // <Prefix>.<token>.
+	ready    string // <Prefix>.<token>.ready: what the consumer reads, with ready.>
 	sched    string // <Prefix>.<token>.sched.: + a message ID, one schedule each
 	token    string
 	consumer string
+}
+
+// retrySubjects are the subjects of the retry copy of the message at seq:
+// its schedule, the ready subject it fires onto (or it is stored on, for
+// no delay), and the filter that matches both, on which the server finds
+// it (see storeRetry).
+func (n names) retrySubjects(seq uint64) (sched, ready, both string) {
+	s := strconv.FormatUint(seq, 10)
+	return n.sched + "r." + s, n.ready + ".r." + s, n.prefix + "*.r." + s
+}
+
+// deadSubject is the subject of the dead-letter copy, on this queue, of the
+// message at seq of the queue of token src (see deadLetter).
+func (n names) deadSubject(src string, seq uint64) string {
+	return n.ready + ".d." + src + "." + strconv.FormatUint(seq, 10)
 }
 
 // consumerName is the durable consumer of every queue stream.
@@ -30,7 +47,7 @@ const consumerName = "hostbridge"
 func (p *Platform) namesOf(queue string) names {
 	token := subjectToken(queue)
 	pre := p.opts.Prefix
-	return names{stream: pre + "_" + token, ready: pre + "." + token + ".ready",
+	return names{stream: pre + "_" + token, prefix: pre + "." + token + ".", ready: pre + "." + token + ".ready",
 		sched: pre + "." + token + ".sched.", token: token, consumer: consumerName}
 }
 
@@ -86,11 +103,13 @@ func (p *Platform) ensureQueue(ctx context.Context, queue string) (*queueState, 
 		return nil, fmt.Errorf("stream %s: %w", n.stream, err)
 	}
 	q.cons, err = p.js.CreateOrUpdateConsumer(ctx, n.stream, jetstream.ConsumerConfig{
-		Durable:       n.consumer,
-		FilterSubject: n.ready,
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       p.opts.AckWait,
-		MaxDeliver:    -1,
+		Durable: n.consumer,
+		// Sends on ready, retry and dead-letter copies on subjects of their
+		// own below it.
+		FilterSubjects: []string{n.ready, n.ready + ".>"},
+		AckPolicy:      jetstream.AckExplicitPolicy,
+		AckWait:        p.opts.AckWait,
+		MaxDeliver:     -1,
 		// A retry that fell back to a nak holds an ack-pending slot until
 		// it comes back (up to 12 h): no limit, or such retries would stall
 		// the queue.
@@ -132,7 +151,7 @@ func (p *Platform) storedMaxMsgs(ctx context.Context, n names) (int64, error) {
 func (p *Platform) streamConfig(n names, maxMsgs int64) jetstream.StreamConfig {
 	c := jetstream.StreamConfig{
 		Name:              n.stream,
-		Subjects:          []string{n.ready, n.sched + "*"},
+		Subjects:          []string{n.ready, n.ready + ".>", n.sched + ">"},
 		Retention:         jetstream.WorkQueuePolicy,
 		Storage:           jetstream.FileStorage,
 		Replicas:          p.opts.Replicas,

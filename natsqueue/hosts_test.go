@@ -1,0 +1,245 @@
+package natsqueue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"hostbridge"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// openHosts starts a single-node JetStream server of the test's own and
+// opens n Platforms on it, each with its own connection and nothing in
+// common but the server: n hosts of one deployment, binding Q bound to
+// queue q with consumer settings edit, dlq with no batch wait. The last
+// Platform is a function that opens one more.
+func openHosts(t *testing.T, n int, edit func(*hostbridge.ConsumerSettings)) ([]*Platform, func() *Platform) {
+	t.Helper()
+	port := freePorts(t, 1)[0]
+	s, err := startServer(t.TempDir(), port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Shutdown)
+	open := func() *Platform {
+		o := testOptions()
+		o.URLs = []string{fmt.Sprintf("nats://127.0.0.1:%d", port)}
+		p := openWith(t, o)
+		setConsumer(t, p, "q", edit)
+		setConsumer(t, p, "dlq", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
+		return p
+	}
+	var hosts []*Platform
+	for range n {
+		hosts = append(hosts, open())
+	}
+	return hosts, open
+}
+
+// deploymentStats closes hosts (each stores its last counts) and reads
+// queue's counters as a new host reads them from the server, waiting for
+// them to be want.
+func deploymentStats(t *testing.T, hosts []*Platform, open func() *Platform, want map[string]hostbridge.QueueStats) {
+	t.Helper()
+	for _, p := range hosts {
+		_ = p.Close()
+	}
+	p := open()
+	for queue, w := range want {
+		waitStats(t, p, queue, w)
+	}
+}
+
+// noHandling delivers queue on p for d and fails the test if a handler
+// gets a message; it returns the results.
+func noHandling(t *testing.T, p *Platform, queue string, d time.Duration) []hostbridge.DeliveryResult {
+	t.Helper()
+	var rs []hostbridge.DeliveryResult
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); {
+		r, ok := deliverWithin(t, p, queue, time.Until(deadline), func(ev hostbridge.Event) error {
+			t.Errorf("a handler on %s got %v", queue, bodies(ev))
+			return nil
+		})
+		if ok {
+			rs = append(rs, r)
+		}
+	}
+	return rs
+}
+
+// TestHostsRetriedOriginalNotHandedAgain: host A retries a message (delay
+// 5 s) and the removal of its original is lost; the original comes back,
+// after AckWait, to host B, which has never seen it: B finds its copy in
+// the stream and acks it without a handler seeing it. The copy then comes
+// once, to either host, with attempts 2; the stream ends empty; the
+// counters, read by either host, are exactly what happened (no host
+// crashed): one send, two handler deliveries, one retry, one ack.
+func TestHostsRetriedOriginalNotHandedAgain(t *testing.T) {
+	hosts, open := openHosts(t, 2, func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
+	a, b := hosts[0], hosts[1]
+	send(t, a, `1`, 0)
+	a.loseRemovals.Store(true)
+	r, _ := deliverWithin(t, a, "q", 5*time.Second, func(ev hostbridge.Event) error {
+		return hostbridge.RetryQueueMessage(ev, 0, 5)
+	})
+	a.loseRemovals.Store(false)
+	if len(r.Retried) != 1 {
+		t.Fatalf("host A: %+v, want one retry", r)
+	}
+	if rs := noHandling(t, b, "q", b.opts.AckWait+time.Second); len(rs) == 0 {
+		t.Error("the original did not come back to host B")
+	}
+	if n := streamMsgs(t, b, "q"); n != 1 {
+		t.Errorf("after host B: the stream holds %d messages, want the copy alone", n)
+	}
+	var attempts []int
+	for deadline := time.Now().Add(8 * time.Second); time.Now().Before(deadline); {
+		for _, p := range hosts {
+			deliverWithin(t, p, "q", 500*time.Millisecond, func(ev hostbridge.Event) error {
+				for _, m := range ev.Batch().Messages() {
+					attempts = append(attempts, m.Attempts)
+				}
+				return nil
+			})
+		}
+	}
+	if fmt.Sprint(attempts) != "[2]" || streamMsgs(t, a, "q") != 0 {
+		t.Errorf("handlings with attempts %v, want [2]; %d messages left", attempts, streamMsgs(t, a, "q"))
+	}
+	deploymentStats(t, hosts, open, map[string]hostbridge.QueueStats{"q": {Sent: 1, Delivered: 2, Retried: 1, Acked: 1}})
+}
+
+// TestHostsSecondCopyRefused: host A stores the retry copy of a message
+// (due in 30 s) and its original's removal is lost; the stream's duplicate
+// window is 1 s, and it is past when the original comes back to host B,
+// whose handler fails it again: B's copy, published with no message ID, is
+// refused by the server because a copy of that original is stored (read
+// as stored before, not as an error), B removes the original, and the
+// stream holds A's copy alone.
+func TestHostsSecondCopyRefused(t *testing.T) {
+	hosts, _ := openHosts(t, 2, func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
+	a, b := hosts[0], hosts[1]
+	send(t, a, `1`, 0)
+	qa, m := takeOne(t, a, "q")
+	cfg := qa.stream.CachedInfo().Config
+	cfg.Duplicates = time.Second
+	if _, err := a.js.UpdateStream(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	hm, tries := message(m)
+	_ = a.storeRetries(qa, []retryCopy{{m: m, hm: hm, tries: tries, delay: 30}}) // the removal is lost
+	stored := time.Now()
+	qb, m := takeOne(t, b, "q") // back after AckWait (3 s)
+	if md, _ := m.Metadata(); md.NumDelivered != 2 || time.Since(stored) < 2*cfg.Duplicates {
+		t.Fatalf("host B took %+v, %v after the copy", md, time.Since(stored))
+	}
+	hm, tries = message(m)
+	msg, opts := qb.names.natsMsg(retryOf(retryCopy{m: m, hm: hm, tries: tries, delay: 30}, time.Second))
+	if msg.Header.Get("Nats-Msg-Id") != "" {
+		t.Errorf("a retry copy carries a message ID %q", msg.Header.Get("Nats-Msg-Id"))
+	}
+	res, err := b.publishConfirmed(msg, opts)
+	if err != nil || !res.before || res.ack != nil {
+		t.Fatalf("host B's copy: %+v, %v, want refused as stored before", res, err)
+	}
+	b.apply(qb, []func() error{b.remove(m)})
+	c, err := b.api.getMsg(context.Background(), qb.names.stream, msgGetRequest{LastFor: "HB.q.*.r.1"})
+	if n := streamMsgs(t, b, "q"); n != 1 || err != nil || c.Sequence != 2 || c.Subject != "HB.q.sched.r.1" {
+		t.Errorf("the stream holds %d messages, want A's copy alone (on HB.q.sched.r.1 at 2): %+v, %v", n, c, err)
+	}
+}
+
+// TestHostsDeadLetterStoredOnce: host A dead-letters a message past
+// MaxRetries (0 here) and the removal of its original is lost. When the
+// original comes back to host B first, B's dead-letter copy is refused
+// (one is stored) and B removes the original without a handler or a count;
+// when the dead-letter copy is delivered first (from queue dlq, by B), its
+// deliverer deletes the original before the handler sees the copy, so the
+// original never comes back. Either way the dead-letter queue holds one
+// copy and the counters are exactly what happened: one delivery and one
+// dead letter on q, one message sent to dlq.
+func TestHostsDeadLetterStoredOnce(t *testing.T) {
+	for _, copyFirst := range []bool{false, true} {
+		hosts, open := openHosts(t, 2, func(s *hostbridge.ConsumerSettings) {
+			s.MaxBatchTimeout, s.MaxRetries, s.DeadLetterQueue = 0, 0, "dlq"
+		})
+		a, b := hosts[0], hosts[1]
+		send(t, a, `1`, 0)
+		a.loseRemovals.Store(true)
+		r, _ := deliverWithin(t, a, "q", 5*time.Second, func(hostbridge.Event) error { return errors.New("fails") })
+		a.loseRemovals.Store(false)
+		if len(r.DeadLettered) != 1 {
+			t.Fatalf("host A: %+v, want one dead letter", r)
+		}
+		if copyFirst {
+			var originals []uint64
+			deliverWithin(t, b, "dlq", 5*time.Second, func(ev hostbridge.Event) error {
+				originals = append(originals, streamMsgs(t, b, "q"))
+				return nil
+			})
+			if !slices.Equal(originals, []uint64{0}) {
+				t.Errorf("the dead-letter copy's handler ran %d times; the original queue held %v then, want [0]", len(originals), originals)
+			}
+		}
+		for _, r := range noHandling(t, b, "q", b.opts.AckWait+time.Second) {
+			if len(r.DeadLettered)+len(r.Dropped) != 0 {
+				t.Errorf("copy first %v: host B gave the original up again: %+v", copyFirst, r)
+			}
+		}
+		want := uint64(1)
+		if copyFirst {
+			want = 0
+		}
+		if n, d := streamMsgs(t, b, "q"), streamMsgs(t, b, "dlq"); n != 0 || d != want {
+			t.Errorf("copy first %v: q holds %d messages, dlq %d, want 0 and %d", copyFirst, n, d, want)
+		}
+		wantDLQ := hostbridge.QueueStats{Sent: 1, Pending: 1}
+		if copyFirst {
+			wantDLQ = hostbridge.QueueStats{Sent: 1, Delivered: 1, Acked: 1}
+		}
+		deploymentStats(t, hosts, open, map[string]hostbridge.QueueStats{"q": {Sent: 1, Delivered: 1, DeadLettered: 1}, "dlq": wantDLQ})
+	}
+}
+
+// TestOlderStreamUpgraded: a queue whose stream and consumer an older
+// natsqueue made (subjects ready and sched.*, the consumer filtering ready
+// alone) is updated when a Platform first uses it: the stream takes
+// ready.> and sched.>, the consumer filters ready and ready.>, so a retry
+// copy on a subject of its own comes back, with attempts 2.
+func TestOlderStreamUpgraded(t *testing.T) {
+	p := openSingle(t)
+	n := p.namesOf("q")
+	ctx := context.Background()
+	if _, err := p.js.CreateStream(ctx, jetstream.StreamConfig{Name: n.stream, Subjects: []string{n.ready, n.sched + "*"},
+		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Duplicates: duplicateWindow,
+		AllowMsgSchedules: true, AllowDirect: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.js.CreateConsumer(ctx, n.stream, jetstream.ConsumerConfig{Durable: n.consumer, FilterSubject: n.ready,
+		AckPolicy: jetstream.AckExplicitPolicy, AckWait: p.opts.AckWait, MaxDeliver: -1, MaxAckPending: -1}); err != nil {
+		t.Fatal(err)
+	}
+	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
+	send(t, p, `1`, 0)
+	deliverWithin(t, p, "q", 5*time.Second, func(ev hostbridge.Event) error { return hostbridge.RetryQueueMessage(ev, 0, 0) })
+	if attempts := attemptsWithin(t, p, 2*time.Second); fmt.Sprint(attempts) != "[2]" {
+		t.Errorf("after the retry: deliveries with attempts %v, want [2]", attempts)
+	}
+	q, _ := p.ensureQueue(ctx, "q")
+	si, err := q.stream.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, err := q.cons.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(si.Config.Subjects, ci.Config.FilterSubjects, ci.Config.FilterSubject); got != "[HB.q.ready HB.q.ready.> HB.q.sched.>] [HB.q.ready HB.q.ready.>]" {
+		t.Errorf("stream subjects, consumer filters: %s", got)
+	}
+}
