@@ -307,7 +307,7 @@ func (h *faultHistory) done(id string) bool {
 type findings struct {
 	lost, earlySend, earlyRetry, late, back, notOne, twice, originalAgain, sameAcrossCrash, moreAcrossCrash, past, over, afterAck, deadTwice []string
 
-	sameAcrossNode, repeatAcrossNode, moreAcrossNode, moreCrashes, deadTwiceNode int
+	sameAcrossNode, repeatAcrossNode, earlyAcrossNode, moreAcrossNode, moreCrashes, deadTwiceNode int
 }
 
 // lost is every id whose send returned nil and that has not reached its
@@ -335,7 +335,11 @@ func (h *faultHistory) findLost(f *findings) {
 const lateBy = time.Second + 2*time.Second
 
 // findEarly finds the deliveries before their send's delay, and those
-// after a retry, with more attempts, before the retry's delay; when late
+// after a retry, with more attempts, before the retry's delay, but where
+// a fault of a consumer's leader came between the handling retried and
+// the early one (doc.go, "Where JetStream cannot keep that": the failover
+// loses the holder's in-progress notices, and the original, its copy not
+// stored yet, reaches a second handler); when late
 // is set (a run with no fault), also the first deliveries later than
 // lateBy past their due time.
 func (h *faultHistory) findEarly(f *findings, late bool) {
@@ -355,7 +359,9 @@ func (h *faultHistory) findEarly(f *findings, late bool) {
 			var next *faultDelivery
 			for i, d := range ds {
 				if d.at.After(r.at) && d.attempts > r.attempts {
-					if d.at.Before(due) {
+					if d.at.Before(due) && h.faulted(h.handlingOf(id, r), d.at, true) {
+						f.earlyAcrossNode++ // doc.go's bound: two holders across a consumer leader's failover
+					} else if d.at.Before(due) {
 						f.earlyRetry = append(f.earlyRetry, fmt.Sprintf("%s attempts %d at %d µs (host %s), due %d (retried on %s)", id, d.attempts, h.us(d.at), d.host, h.us(due), r.host))
 					}
 					if next == nil {
@@ -368,6 +374,18 @@ func (h *faultHistory) findEarly(f *findings, late bool) {
 			}
 		}
 	}
+}
+
+// handlingOf is when the handling that r retried began (r's own time if
+// none is found).
+func (h *faultHistory) handlingOf(id string, r retryRecord) time.Time {
+	at := r.at
+	for _, d := range h.deliveries[id] {
+		if d.host == r.host && d.attempts == r.attempts && !d.at.After(r.at) {
+			at = d.at
+		}
+	}
+	return at
 }
 
 // findAttempts checks each message's handlings in order, against the
@@ -709,11 +727,11 @@ func (h *faultHistory) summary(f findings, handlings func(id string) int) string
 	}
 	s := fmt.Sprintf("sends ok fq %d bq %d, failed %v (stored all the same %d); deliveries %d, extra deliveries %d, dead-lettered %d; nodes signalled %v, hosts killed %d; "+
 		"lost %d, early sends %d, early retries %d, late %d, attempts back %d, not one more %d, alive twice %d, retried original again %d, same across a host crash %d, more across a host crash %d, past MaxRetries+1 %d, "+
-		"handled too often %d, again after ack %d, dead-letter copies twice %d; explained: same across a consumer leader fault %d, retried attempts again across one %d, more across a node fault %d, more by crashes %d, "+
+		"handled too often %d, again after ack %d, dead-letter copies twice %d; explained: same across a consumer leader fault %d, retried attempts again across one %d, early across one %d, more across a node fault %d, more by crashes %d, "+
 		"dead-letter copy again across a consumer leader fault %d; bq largest %d of %d",
 		h.okSends["fq"], h.okSends["bq"], h.sendErrs, strays, n, dup, len(h.dead), h.faults, len(h.kills),
 		len(f.lost), len(f.earlySend), len(f.earlyRetry), len(f.late), len(f.back), len(f.notOne), len(f.twice), len(f.originalAgain), len(f.sameAcrossCrash), len(f.moreAcrossCrash), len(f.past),
-		len(f.over), len(f.afterAck), len(f.deadTwice), f.sameAcrossNode, f.repeatAcrossNode, f.moreAcrossNode, f.moreCrashes, f.deadTwiceNode, h.largest, faultMaxPending)
+		len(f.over), len(f.afterAck), len(f.deadTwice), f.sameAcrossNode, f.repeatAcrossNode, f.earlyAcrossNode, f.moreAcrossNode, f.moreCrashes, f.deadTwiceNode, h.largest, faultMaxPending)
 	if h.file != nil {
 		_, _ = fmt.Fprintf(h.file, "# %s\n", s)
 		s += "; history " + h.file.Name()
