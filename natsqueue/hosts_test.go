@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"testing"
 	"time"
@@ -81,6 +82,25 @@ func noHandling(t *testing.T, p *Platform, queue string, d time.Duration) []host
 // crashed): one send, two handler deliveries, one retry, one ack.
 func TestHostsRetriedOriginalNotHandedAgain(t *testing.T) {
 	hosts, open := openHosts(t, 2, func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
+	retriedOriginalElsewhere(t, hosts, open)
+}
+
+// TestClusterHostsRetriedOriginal is TestHostsRetriedOriginalNotHandedAgain
+// on a 3-node cluster, every stream with three replicas: the copy's
+// look-up and the refusal of a second copy are the stream leader's.
+func TestClusterHostsRetriedOriginal(t *testing.T) {
+	c := startCluster(t)
+	open := func() *Platform {
+		p := openCluster(t, c)
+		setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
+		return p
+	}
+	retriedOriginalElsewhere(t, []*Platform{open(), open()}, open)
+}
+
+// retriedOriginalElsewhere is TestHostsRetriedOriginalNotHandedAgain on
+// hosts (two), open opening one more.
+func retriedOriginalElsewhere(t *testing.T, hosts []*Platform, open func() *Platform) {
 	a, b := hosts[0], hosts[1]
 	send(t, a, `1`, 0)
 	a.loseRemovals.Store(true)
@@ -241,5 +261,35 @@ func TestOlderStreamUpgraded(t *testing.T) {
 	}
 	if got := fmt.Sprint(si.Config.Subjects, ci.Config.FilterSubjects, ci.Config.FilterSubject); got != "[HB.q.ready HB.q.ready.> HB.q.sched.>] [HB.q.ready HB.q.ready.>]" {
 		t.Errorf("stream subjects, consumer filters: %s", got)
+	}
+}
+
+// TestHostsOriginalGoneWhileHeld: host B holds a redelivered original (its
+// retry copy's removal was lost on host A) while the copy reaches a
+// handler on A, whose delivery deletes the original first, and is acked:
+// when B looks the original up, no copy is left, but the original is not
+// in the stream either (10037, by number), so B leaves it out and acks it
+// at once, not held back for want of an answer; no handler sees it.
+func TestHostsOriginalGoneWhileHeld(t *testing.T) {
+	hosts, _ := openHosts(t, 2, func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
+	a, b := hosts[0], hosts[1]
+	send(t, a, `1`, 0)
+	qa, m := takeOne(t, a, "q")
+	hm, tries := message(m)
+	_ = a.storeRetries(qa, []retryCopy{{m: m, hm: hm, tries: tries, delay: 0}}) // the removal is lost
+	_, c := takeOne(t, a, "q")                                                  // the copy, ready at once
+	qb, held := takeOne(t, b, "q")                                              // the original, back after AckWait (3 s)
+	if md, _ := held.Metadata(); md.Sequence.Stream != 1 || c.Headers().Get(hdrRetryOf) != "1" {
+		t.Fatalf("host B took %+v, want the original; host A %v, want its copy", md, c.Headers())
+	}
+	if got := a.dropOriginals(qa, []jetstream.Msg{c}); len(got) != 1 {
+		t.Fatalf("the copy was held back")
+	}
+	a.apply(qa, []func() error{a.remove(c)})
+	logs := new(logBuffer)
+	b.opts.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	b.patience = time.Second
+	if got := b.dropRetried(qb, []jetstream.Msg{held}); len(got) != 0 || streamMsgs(t, b, "q") != 0 || logs.String() != "" {
+		t.Errorf("host B would hand the original over (%d of 1 kept) or held it back (log %q); %d messages left", len(got), logs.String(), streamMsgs(t, b, "q"))
 	}
 }

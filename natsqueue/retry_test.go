@@ -371,3 +371,24 @@ func TestDeadLetterUnconfirmedNotCounted(t *testing.T) {
 		t.Errorf("handled again %d times; stats %+v, dlq %+v, want Delivered 1, Retried 0, DeadLettered 1, Pending 0; dlq Sent 1, Pending 1", handled, s, dl)
 	}
 }
+
+// TestRemoveWhenAckUnconfirmed: a settled original whose ack the server
+// does not confirm (here the ack times out, never sent) is deleted from its
+// stream until the server confirms it gone, so it cannot come back to be
+// handled and counted again; the removal then reports no error.
+func TestRemoveWhenAckUnconfirmed(t *testing.T) {
+	p := openSingle(t)
+	send(t, p, `1`, 0)
+	_, m := takeOne(t, p, "q")
+	if err := p.remove(unackable{m})(); err != nil {
+		t.Errorf("removal: %v", err)
+	}
+	if n := streamMsgs(t, p, "q"); n != 0 {
+		t.Errorf("the stream holds %d messages after the removal", n)
+	}
+}
+
+// unackable is a message whose ack never gets an answer.
+type unackable struct{ jetstream.Msg }
+
+func (unackable) DoubleAck(context.Context) error { return context.DeadlineExceeded }
