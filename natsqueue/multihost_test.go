@@ -67,11 +67,11 @@ var mhPhases = []mhPhase{{"none", false, false}, {"hosts", true, false}, {"nodes
 // what it saw to a file of its own; once the phase is drained the files
 // are merged and faultHistory.check checks every promise of issue 28's
 // item 1 (0 acknowledged sends lost, none early, attempts never back and
-// one more at every redelivery but where doc.go's bounds explain it, a
-// retried original never handed over again, at most MaxRetries+1
-// handlings plus one per crash of a host holding the message, never
-// alive twice, a dead-letter copy stored once), and in a phase with no
-// host crash the counters exactly. The short round (the one `go test`
+// one more at every redelivery, a retried original never handed over
+// again, at most MaxRetries+1 handlings plus one per crash of a host
+// holding the message, never alive twice, a dead-letter copy stored
+// once; each but where a bound doc.go states explains it, see
+// findAttempts), and in a phase with no host crash the counters exactly. The short round (the one `go test`
 // runs) has the phases none, nodes and both, 16 s of load each, a host
 // killed every 3–5 s; with
 // -multihost.long every phase, 3 minutes each. -v logs a summary a phase.
