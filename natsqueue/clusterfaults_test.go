@@ -64,9 +64,9 @@ func TestClusterProcessFaults(t *testing.T) {
 	if err := closeP(); err != nil {
 		t.Error(err)
 	}
-	f := h.check(t)
-	h.checkCounters(t, c)
-	t.Log(h.summary(f))
+	f := h.check(t, false)
+	h.checkCounters(t, c, "")
+	t.Log(h.summary(f, handlings))
 }
 
 // openFaultPlatform opens the producers' and consumers' Platform on c, R3,
@@ -228,18 +228,20 @@ func (c *procCluster) faultRound(h *faultHistory, streams []string) {
 		for i := range f.more {
 			nodes = append(nodes, (l+1+i)%3)
 		}
-		c.faultFor(h, f.d, f.sig, nodes...)
+		c.faultFor(h, streams[:3], f.d, f.sig, nodes...)
 	}
 	c.waitHealthy(streams...)
 }
 
 // faultFor sends sig to nodes, waits d, and restarts them (after SIGKILL)
-// or continues them (after SIGSTOP).
-func (c *procCluster) faultFor(h *faultHistory, d time.Duration, sig syscall.Signal, nodes ...int) {
+// or continues them (after SIGSTOP); the history notes whether one of
+// them led the consumer of one of streams.
+func (c *procCluster) faultFor(h *faultHistory, streams []string, d time.Duration, sig syscall.Signal, nodes ...int) {
+	led := c.ledConsumer(streams, nodes)
 	for _, i := range nodes {
 		c.signal(i, sig)
 	}
-	h.fault(sig, nodes)
+	h.fault(sig, nodes, led)
 	time.Sleep(d)
 	for _, i := range nodes {
 		if sig == syscall.SIGKILL {
@@ -248,7 +250,7 @@ func (c *procCluster) faultFor(h *faultHistory, d time.Duration, sig syscall.Sig
 			c.signal(i, syscall.SIGCONT)
 		}
 	}
-	h.fault(0, nodes)
+	h.fault(0, nodes, false)
 }
 
 // waitFaultDrained waits up to 60 s until every send that returned nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,36 +19,65 @@ import (
 )
 
 // faultHistory records what the producers and consumers of a fault run
-// saw, in memory for the checks and in a file, one line a fact (times in
-// ms since the run started):
+// saw, and checks it: in memory for the checks and in a file, one line a
+// fact (times in µs since the run started; <host> names the process that
+// saw it, "p" in TestClusterProcessFaults' own):
 //
-//	s <queue> <id> <delay> <start> <end> ok|err   a send
-//	d <queue> <id> <attempts> <at>                 a handler got it
-//	r <id> <attempts> <delay> <at>                 the handler retried it
-//	a <queue> <id> <attempts> <at>                 the handler acked it
-//	f SIGKILL|SIGSTOP|back [<node> …] <at>         a fault (back: restarted or continued)
-//	n <queue> <messages> <at>                      a new largest stream size
+//	s <queue> <id> <delay> <start> <end> ok|err [<reason>]  a send
+//	d <queue> <id> <attempts> <at> <host>                  a handler got it
+//	r <id> <attempts> <delay> <at> <host>                  the handler retried it
+//	a <queue> <id> <attempts> <at> <host>                  the handler acked it
+//	f SIGKILL|SIGSTOP|back [<node> …] <at> [consumer]      a node fault (back: restarted or
+//	                                                       continued; consumer: it hit a queue
+//	                                                       consumer's leader)
+//	k <host> <at>                                          a host process SIGKILLed
+//	n <queue> <messages> <at>                              a new largest stream size
+//
+// Every fact enters the history through apply, whether recorded here or
+// read from the files of host processes (readFaultHistory: the
+// multi-host suite merges the files of every process of a run).
 type faultHistory struct {
 	mu    sync.Mutex
 	file  *os.File
 	start time.Time
+	host  string // who records: "p" in the test process
+
+	// maxRetries and dlq are the settings of the retried queue "fq".
+	maxRetries int
+	dlq        string
 
 	sends      map[string]sendRecord // every send tried, by id
 	okSends    map[string]int        // sends that returned nil, by queue
 	sendErrs   map[string]int        // sends that failed, by reason
 	deliveries map[string][]faultDelivery
 	retries    map[string][]retryRecord
-	acks       map[string]int // fq's and bq's acks by id
-	dead       map[string]int // dead-letter queue deliveries by id
+	acks       map[string][]ackRecord // fq's and bq's acks by id
+	dead       map[string][]faultDelivery
 	deadAcks   map[string]int // dead-letter queue acks by id
 	faults     map[string]int // nodes signalled, by signal
 	spans      []faultSpan    // when nodes were faulted
+	kills      []hostKill     // when host processes were SIGKILLed
 	largest    uint64         // the bounded queue's largest stream size seen
 }
 
-// faultSpan is one fault: from the signal to the restart or SIGCONT (zero
-// while it lasts).
-type faultSpan struct{ start, end time.Time }
+// faultSpan is one node fault: from the signal to the restart or SIGCONT
+// (zero while it lasts); consumer says whether a faulted node led a
+// queue's consumer.
+type faultSpan struct {
+	start, end time.Time
+	consumer   bool
+}
+
+type ackRecord struct {
+	at       time.Time
+	host     string
+	attempts int
+}
+
+type hostKill struct {
+	host string
+	at   time.Time
+}
 
 type sendRecord struct {
 	queue string
@@ -57,14 +87,15 @@ type sendRecord struct {
 }
 
 type faultDelivery struct {
-	queue    string
-	attempts int
-	at       time.Time
+	queue, host string
+	attempts    int
+	at          time.Time
 }
 
 type retryRecord struct {
 	attempts, delay int
 	at              time.Time
+	host            string
 }
 
 // newFaultHistory records in a test directory; a failed test copies the
@@ -80,57 +111,133 @@ func newFaultHistory(t *testing.T) *faultHistory {
 			_ = os.CopyFS(keep, os.DirFS(filepath.Dir(f.Name())))
 		}
 	})
-	return &faultHistory{file: f, start: time.Now(), sends: map[string]sendRecord{},
+	h := emptyFaultHistory(time.Now(), "p", faultMaxRetries, "dlq")
+	h.file = f
+	return h
+}
+
+// emptyFaultHistory is a history of no fact, its times counted from
+// start, recorded by host, of a queue fq with maxRetries and dlq.
+func emptyFaultHistory(start time.Time, host string, maxRetries int, dlq string) *faultHistory {
+	return &faultHistory{start: start, host: host, maxRetries: maxRetries, dlq: dlq, sends: map[string]sendRecord{},
 		okSends: map[string]int{}, sendErrs: map[string]int{}, deliveries: map[string][]faultDelivery{},
-		retries: map[string][]retryRecord{}, acks: map[string]int{}, dead: map[string]int{}, deadAcks: map[string]int{}, faults: map[string]int{}}
+		retries: map[string][]retryRecord{}, acks: map[string][]ackRecord{}, dead: map[string][]faultDelivery{},
+		deadAcks: map[string]int{}, faults: map[string]int{}}
 }
 
-// line writes one fact; h.mu is held.
-func (h *faultHistory) line(format string, args ...any) {
-	_, _ = fmt.Fprintf(h.file, format+"\n", args...)
-}
-
-func (h *faultHistory) ms(at time.Time) int64 { return at.Sub(h.start).Milliseconds() }
-
-// fault records sig sent to nodes; 0 records their restart or SIGCONT.
-func (h *faultHistory) fault(sig syscall.Signal, nodes []int) {
+// record writes one fact to the file (one write: a SIGKILL of the process
+// keeps every line written before it) and applies it.
+func (h *faultHistory) record(format string, args ...any) {
+	line := fmt.Sprintf(format, args...)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	now, what := time.Now(), "back"
+	if h.file != nil {
+		_, _ = h.file.WriteString(line + "\n")
+	}
+	h.apply(line)
+}
+
+func (h *faultHistory) us(at time.Time) int64 { return at.Sub(h.start).Microseconds() }
+
+// at is the time of a line's field of µs since the start.
+func (h *faultHistory) at(field string) time.Time {
+	us, _ := strconv.ParseInt(field, 10, 64)
+	return h.start.Add(time.Duration(us) * time.Microsecond)
+}
+
+// apply adds one line's fact to the history; h.mu is held. Lines it does
+// not know (a summary "# …") change nothing.
+func (h *faultHistory) apply(line string) {
+	fs := strings.Fields(line)
+	if len(fs) == 0 {
+		return
+	}
+	atoi := func(i int) int { n, _ := strconv.Atoi(fs[i]); return n }
+	switch {
+	case fs[0] == "s" && len(fs) >= 7:
+		ok := fs[6] == "ok"
+		h.sends[fs[2]] = sendRecord{queue: fs[1], delay: atoi(3), start: h.at(fs[4]), ok: ok}
+		if ok {
+			h.okSends[fs[1]]++
+		} else {
+			h.sendErrs[strings.Join(fs[7:], " ")]++
+		}
+	case fs[0] == "d" && len(fs) == 6:
+		d := faultDelivery{queue: fs[1], host: fs[5], attempts: atoi(3), at: h.at(fs[4])}
+		if fs[1] == h.dlq {
+			h.dead[fs[2]] = append(h.dead[fs[2]], d)
+		} else {
+			h.deliveries[fs[2]] = append(h.deliveries[fs[2]], d)
+		}
+	case fs[0] == "r" && len(fs) == 6:
+		h.retries[fs[1]] = append(h.retries[fs[1]], retryRecord{attempts: atoi(2), delay: atoi(3), at: h.at(fs[4]), host: fs[5]})
+	case fs[0] == "a" && len(fs) == 6:
+		if fs[1] == h.dlq {
+			h.deadAcks[fs[2]]++
+		} else {
+			h.acks[fs[2]] = append(h.acks[fs[2]], ackRecord{at: h.at(fs[4]), host: fs[5], attempts: atoi(3)})
+		}
+	case fs[0] == "f" && len(fs) >= 3:
+		// f <what> [<node> …] <at> [consumer]
+		last, consumer := len(fs)-1, false
+		if fs[last] == "consumer" {
+			last, consumer = last-1, true
+		}
+		at := h.at(fs[last])
+		if fs[1] == "back" {
+			if len(h.spans) > 0 {
+				h.spans[len(h.spans)-1].end = at
+			}
+			return
+		}
+		nodes := strings.Fields(strings.Trim(strings.Join(fs[2:last], " "), "[]"))
+		h.faults[fs[1]] += len(nodes)
+		h.spans = append(h.spans, faultSpan{start: at, consumer: consumer})
+	case fs[0] == "k" && len(fs) == 3:
+		h.kills = append(h.kills, hostKill{host: fs[1], at: h.at(fs[2])})
+	case fs[0] == "n" && len(fs) == 4:
+		if n, _ := strconv.ParseUint(fs[2], 10, 64); n > h.largest {
+			h.largest = n
+		}
+	}
+}
+
+// fault records sig sent to nodes (consumer: one of them led a queue's
+// consumer); 0 records their restart or SIGCONT.
+func (h *faultHistory) fault(sig syscall.Signal, nodes []int, consumer bool) {
+	what := "back"
 	if sig != 0 {
 		what = map[syscall.Signal]string{syscall.SIGKILL: "SIGKILL", syscall.SIGSTOP: "SIGSTOP"}[sig]
-		h.faults[what] += len(nodes)
-		h.spans = append(h.spans, faultSpan{start: now})
-	} else if len(h.spans) > 0 {
-		h.spans[len(h.spans)-1].end = now
 	}
-	h.line("f %s %v %d", what, nodes, h.ms(now))
+	tail := ""
+	if consumer && sig != 0 {
+		tail = " consumer"
+	}
+	h.record("f %s %v %d%s", what, nodes, h.us(time.Now()), tail)
+}
+
+// hostKilled records a SIGKILL of the host process host.
+func (h *faultHistory) hostKilled(host string) {
+	h.record("k %s %d", host, h.us(time.Now()))
 }
 
 // sent records a send of id to queue, started at start, and its result.
 func (h *faultHistory) sent(queue, id string, delay int, start time.Time, err error) {
-	now := time.Now()
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.sends[id] = sendRecord{queue: queue, delay: delay, start: start, ok: err == nil}
 	result := "ok"
 	if err != nil {
-		result = "err"
 		reason := strings.TrimPrefix(err.Error(), hostbridge.MsgSendFailed)
-		h.sendErrs[reason[:min(len(reason), 40)]]++
-	} else {
-		h.okSends[queue]++
+		result = "err " + strings.Join(strings.Fields(reason[:min(len(reason), 40)]), " ")
 	}
-	h.line("s %s %s %d %d %d %s", queue, id, delay, h.ms(start), h.ms(now), result)
+	h.record("s %s %s %d %d %d %s", queue, id, delay, h.us(start), h.us(time.Now()), result)
 }
 
 // sampled records the bounded queue's stream size.
 func (h *faultHistory) sampled(queue string, n uint64) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if n > h.largest {
-		h.largest = n
-		h.line("n %s %d %d", queue, n, h.ms(time.Now()))
+	larger := n > h.largest
+	h.mu.Unlock()
+	if larger {
+		h.record("n %s %d %d", queue, n, h.us(time.Now()))
 	}
 }
 
@@ -143,49 +250,64 @@ func messageID(m hostbridge.Message) string {
 
 // delivered records that queue's handler got m.
 func (h *faultHistory) delivered(queue string, m hostbridge.Message, at time.Time) {
-	id := messageID(m)
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if queue == "dlq" {
-		h.dead[id]++
-	} else {
-		h.deliveries[id] = append(h.deliveries[id], faultDelivery{queue: queue, attempts: m.Attempts, at: at})
-	}
-	h.line("d %s %s %d %d", queue, id, m.Attempts, h.ms(at))
+	h.record("d %s %s %d %d %s", queue, messageID(m), m.Attempts, h.us(at), h.host)
 }
 
 // acked records an ack the handler made.
 func (h *faultHistory) acked(queue string, m hostbridge.Message) {
-	id := messageID(m)
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if queue == "dlq" {
-		h.deadAcks[id]++
-	} else {
-		h.acks[id]++
-	}
-	h.line("a %s %s %d %d", queue, id, m.Attempts, h.ms(time.Now()))
+	h.record("a %s %s %d %d %s", queue, messageID(m), m.Attempts, h.us(time.Now()), h.host)
 }
 
 // retried records a retry the handler asked for at at.
 func (h *faultHistory) retried(m hostbridge.Message, delay int, at time.Time) {
-	id := messageID(m)
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.retries[id] = append(h.retries[id], retryRecord{attempts: m.Attempts, delay: delay, at: at})
-	h.line("r %s %d %d %d", id, m.Attempts, delay, h.ms(at))
+	h.record("r %s %d %d %d %s", messageID(m), m.Attempts, delay, h.us(at), h.host)
+}
+
+// readFaultHistory merges the history files at paths, their times counted
+// from start, into one history of a queue fq with maxRetries and dlq. A
+// file's facts are put in the order of their times, the files'
+// together; a file's last line without its newline (a process writing it, or killed in
+// the middle of the write) is left out.
+func readFaultHistory(paths []string, start time.Time, maxRetries int, dlq string) (*faultHistory, error) {
+	h := emptyFaultHistory(start, "", maxRetries, dlq)
+	for _, path := range paths {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		text := string(b[:strings.LastIndexByte(string(b), '\n')+1])
+		for line := range strings.Lines(text) {
+			h.apply(line)
+		}
+	}
+	for _, m := range []map[string][]faultDelivery{h.deliveries, h.dead} {
+		for _, ds := range m {
+			slices.SortStableFunc(ds, func(a, b faultDelivery) int { return a.at.Compare(b.at) })
+		}
+	}
+	for _, rs := range h.retries {
+		slices.SortStableFunc(rs, func(a, b retryRecord) int { return a.at.Compare(b.at) })
+	}
+	for _, as := range h.acks {
+		slices.SortStableFunc(as, func(a, b ackRecord) int { return a.at.Compare(b.at) })
+	}
+	slices.SortStableFunc(h.kills, func(a, b hostKill) int { return a.at.Compare(b.at) })
+	return h, nil
 }
 
 // done reports whether the message a send of id returned nil for reached
 // its end: acked, or on the dead-letter queue.
 func (h *faultHistory) done(id string) bool {
-	return h.acks[id] > 0 || h.dead[id] > 0
+	return len(h.acks[id]) > 0 || len(h.dead[id]) > 0
 }
 
 // findings are what the checks found in a history, one list of
-// messages (and when) a kind.
+// messages (and when) a kind; the counts at the end are what a documented
+// bound explains, for the summary.
 type findings struct {
-	lost, earlySend, earlyRetry, back, notOne, past, over []string
+	lost, earlySend, earlyRetry, late, back, notOne, twice, originalAgain, sameAcrossCrash, moreAcrossCrash, past, over, afterAck, deadTwice []string
+
+	sameAcrossNode, repeatAcrossNode, earlyAcrossNode, moreAcrossNode, moreCrashes, deadTwiceNode int
 }
 
 // lost is every id whose send returned nil and that has not reached its
@@ -206,49 +328,247 @@ func (h *faultHistory) findLost(f *findings) {
 	}
 }
 
+// lateBy is how late past its due time a delayed send or a retry may
+// reach a handler in a run with no fault: the documented rounding up to a
+// whole second, and 2 s for the batch to fill and a consumer to be free
+// on a loaded 2-core machine.
+const lateBy = time.Second + 2*time.Second
+
 // findEarly finds the deliveries before their send's delay, and those
-// after a retry, with more attempts, before the retry's delay.
-func (h *faultHistory) findEarly(f *findings) {
+// after a retry, with more attempts, before the retry's delay, but where
+// a fault of a consumer's leader came between the handling retried and
+// the early one (doc.go, "Where JetStream cannot keep that": the failover
+// loses the holder's in-progress notices, and the original, its copy not
+// stored yet, reaches a second handler); when late
+// is set (a run with no fault), also the first deliveries later than
+// lateBy past their due time.
+func (h *faultHistory) findEarly(f *findings, late bool) {
 	for id, ds := range h.deliveries {
 		s := h.sends[id]
 		due := s.start.Add(time.Duration(s.delay) * time.Second)
 		for _, d := range ds {
 			if d.at.Before(due) {
-				f.earlySend = append(f.earlySend, fmt.Sprintf("%s at %d ms, due %d", id, h.ms(d.at), h.ms(due)))
+				f.earlySend = append(f.earlySend, fmt.Sprintf("%s at %d µs, due %d", id, h.us(d.at), h.us(due)))
 			}
+		}
+		if late && s.ok && s.delay > 0 && len(ds) > 0 && ds[0].at.After(due.Add(lateBy)) {
+			f.late = append(f.late, fmt.Sprintf("%s delayed %d s handled at %d µs, due %d", id, s.delay, h.us(ds[0].at), h.us(due)))
 		}
 		for _, r := range h.retries[id] {
 			due := r.at.Add(time.Duration(r.delay) * time.Second)
-			for _, d := range ds {
-				if d.at.After(r.at) && d.attempts > r.attempts && d.at.Before(due) {
-					f.earlyRetry = append(f.earlyRetry, fmt.Sprintf("%s attempts %d at %d ms, due %d", id, d.attempts, h.ms(d.at), h.ms(due)))
+			var next *faultDelivery
+			for i, d := range ds {
+				if d.at.After(r.at) && d.attempts > r.attempts {
+					if d.at.Before(due) && h.faulted(h.handlingOf(id, r), d.at, true) {
+						f.earlyAcrossNode++ // doc.go's bound: two holders across a consumer leader's failover
+					} else if d.at.Before(due) {
+						f.earlyRetry = append(f.earlyRetry, fmt.Sprintf("%s attempts %d at %d µs (host %s), due %d (retried on %s)", id, d.attempts, h.us(d.at), d.host, h.us(due), r.host))
+					}
+					if next == nil {
+						next = &ds[i]
+					}
 				}
+			}
+			if late && next != nil && next.at.After(due.Add(lateBy)) {
+				f.late = append(f.late, fmt.Sprintf("%s retried with %d s handled at %d µs, due %d", id, r.delay, h.us(next.at), h.us(due)))
 			}
 		}
 	}
 }
 
-// findAttempts finds attempts that went back, did not grow by one from a
-// handling to the next where no fault explains it, went past
-// MaxRetries+1, and messages handled more than MaxRetries+1 times.
+// handlingOf is when the handling that r retried began (r's own time if
+// none is found).
+func (h *faultHistory) handlingOf(id string, r retryRecord) time.Time {
+	at := r.at
+	for _, d := range h.deliveries[id] {
+		if d.host == r.host && d.attempts == r.attempts && !d.at.After(r.at) {
+			at = d.at
+		}
+	}
+	return at
+}
+
+// findAttempts checks each message's handlings in order, against the
+// bounds doc.go states ("Attempts count deliveries", "Where JetStream
+// cannot keep that", "At least once"):
+//   - attempts never go back; they grow by one from a handling to the
+//     next, the same again only across a fault of a consumer's leader (it
+//     may lose its record of a delivery), more across a node fault (a
+//     delivery on its way lost, or held back) or by at most one per host
+//     crash between (a delivery to a host that died before its handler
+//     ran); the same across a host crash alone is a crash breaking the
+//     count;
+//   - a retried original never reaches a handler again, on whichever
+//     host: no handling has the attempts of one before that retried the
+//     message (its copy has them too), but once per fault of a consumer's
+//     leader in the message's life (a failover loses in-progress notices
+//     and delivery records: a message held by one host reaches another
+//     with attempts + 1, so attempts may repeat once);
+//   - never alive twice: no handling before the outcome of the one before
+//     on another host, with no fault of that host or of a node between;
+//     none after the message's ack with no fault between;
+//   - attempts never pass MaxRetries+1 on fq, and a message is handled at
+//     most MaxRetries+1 times, plus once per crash of a host that held it
+//     (its last handling before the crash was there) and once per fault
+//     of a consumer's leader in its life;
+//   - a dead-letter copy is stored once: delivered once with attempts 1,
+//     but across a consumer leader's fault when fq's handlers
+//     dead-lettered it once (two handlings that dead-lettered it are two
+//     copies).
 func (h *faultHistory) findAttempts(f *findings) {
 	for id, ds := range h.deliveries {
 		prev := faultDelivery{}
-		for _, d := range ds {
-			if d.attempts < prev.attempts {
-				f.back = append(f.back, fmt.Sprintf("%s %d after %d at %d ms", id, d.attempts, prev.attempts, h.ms(d.at)))
-			} else if d.attempts != prev.attempts+1 && !h.faulted(prev.at, d.at) {
-				f.notOne = append(f.notOne, fmt.Sprintf("%s %d after %d at %d ms", id, d.attempts, prev.attempts, h.ms(d.at)))
+		repeats := 0 // retried attempts handed over again across a consumer leader's fault
+		for i, d := range ds {
+			crashes := h.killsBetween(prev.at, d.at)
+			more := d.attempts - prev.attempts
+			where := fmt.Sprintf("%s %d after %d at %d µs (host %s after %s)", id, d.attempts, prev.attempts, h.us(d.at), d.host, prev.host)
+			switch {
+			case more < 0:
+				f.back = append(f.back, where)
+			case more == 1:
+			case more == 0 && h.retriedAt(id, prev) && repeats < h.consumerFaults(ds[0].at, d.at):
+				repeats++ // doc.go's bound: a consumer leader's failover
+				f.repeatAcrossNode++
+			case more == 0 && h.retriedAt(id, prev):
+				f.originalAgain = append(f.originalAgain, where)
+			case more == 0 && h.faulted(prev.at, d.at, true):
+				f.sameAcrossNode++
+			case more > 1 && h.faulted(prev.at, d.at, false):
+				f.moreAcrossNode++
+			case more == 0 && crashes > 0:
+				f.sameAcrossCrash = append(f.sameAcrossCrash, where)
+			case more > 1 && more <= 1+crashes:
+				f.moreCrashes++
+			case more > 1 && crashes > 0:
+				f.moreAcrossCrash = append(f.moreAcrossCrash, where)
+			default:
+				f.notOne = append(f.notOne, where)
 			}
-			if d.queue == "fq" && d.attempts > faultMaxRetries+1 {
-				f.past = append(f.past, fmt.Sprintf("%s attempts %d", id, d.attempts))
+			if d.queue == "fq" && d.attempts > h.maxRetries+1 {
+				f.past = append(f.past, fmt.Sprintf("%s attempts %d (host %s)", id, d.attempts, d.host))
+			}
+			if i > 0 {
+				if out, ok := h.outcome(id, prev); ok && d.at.Before(out) && h.killsOf(prev.host, prev.at, d.at) == 0 && !h.faulted(prev.at, d.at, false) {
+					f.twice = append(f.twice, fmt.Sprintf("%s attempts %d at %d µs (host %s) while host %s held attempts %d (its outcome at %d µs)", id, d.attempts, h.us(d.at), d.host, prev.host, prev.attempts, h.us(out)))
+				}
 			}
 			prev = d
 		}
-		if len(ds) > faultMaxRetries+1 {
-			f.over = append(f.over, fmt.Sprintf("%s handled %d times", id, len(ds)))
+		if held, lost := h.crashesHolding(ds), h.consumerFaults(ds[0].at, ds[len(ds)-1].at); len(ds) > h.maxRetries+1+held+lost {
+			f.over = append(f.over, fmt.Sprintf("%s handled %d times, %d host crashes while held, %d faults of a consumer's leader", id, len(ds), held, lost))
+		}
+		if acks := h.acks[id]; len(acks) > 0 {
+			for _, d := range ds {
+				if first := acks[0].at; d.at.After(first) && !h.faulted(first, d.at, false) && h.killsBetween(first, d.at) == 0 {
+					f.afterAck = append(f.afterAck, fmt.Sprintf("%s attempts %d at %d µs (host %s), acked at %d", id, d.attempts, h.us(d.at), d.host, h.us(first)))
+				}
+			}
 		}
 	}
+	for id, ds := range h.dead {
+		var firsts []faultDelivery
+		for _, d := range ds {
+			if d.attempts == 1 {
+				firsts = append(firsts, d)
+			}
+		}
+		letterings := 0 // fq's handlings that dead-lettered it
+		for _, d := range h.deliveries[id] {
+			if d.attempts >= h.maxRetries+1 && h.retriedAt(id, d) {
+				letterings++
+			}
+		}
+		for i := 1; i < len(firsts); i++ {
+			if letterings <= 1 && h.faulted(firsts[i-1].at, firsts[i].at, true) {
+				f.deadTwiceNode++
+			} else {
+				f.deadTwice = append(f.deadTwice, fmt.Sprintf("%s on %s at %d µs (host %s), and at %d µs (host %s)", id, h.dlq, h.us(firsts[i-1].at), firsts[i-1].host, h.us(firsts[i].at), firsts[i].host))
+			}
+		}
+	}
+}
+
+// outcome is when the handler that got d recorded its outcome for it (an
+// ack or a retry by the same host with the same attempts), false if it
+// recorded none.
+func (h *faultHistory) outcome(id string, d faultDelivery) (time.Time, bool) {
+	for _, a := range h.acks[id] {
+		if a.host == d.host && a.attempts == d.attempts && !a.at.Before(d.at) {
+			return a.at, true
+		}
+	}
+	for _, r := range h.retries[id] {
+		if r.host == d.host && r.attempts == d.attempts && !r.at.Before(d.at) {
+			return r.at, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// retriedAt reports whether the handler that got d retried it: a copy
+// with one attempt more was stored, so a later handling with d's attempts
+// is the original handed over again.
+func (h *faultHistory) retriedAt(id string, d faultDelivery) bool {
+	for _, r := range h.retries[id] {
+		if r.host == d.host && r.attempts == d.attempts && !r.at.Before(d.at) {
+			return true
+		}
+	}
+	return false
+}
+
+// killsOf is how many times host crashed between from and to.
+func (h *faultHistory) killsOf(host string, from, to time.Time) int {
+	n := 0
+	for _, k := range h.kills {
+		if k.host == host && k.at.After(from) && k.at.Before(to) {
+			n++
+		}
+	}
+	return n
+}
+
+// killsBetween is how many host crashes fall between from and to.
+func (h *faultHistory) killsBetween(from, to time.Time) int {
+	n := 0
+	for _, k := range h.kills {
+		if k.at.After(from) && k.at.Before(to) {
+			n++
+		}
+	}
+	return n
+}
+
+// crashesHolding is how many host crashes came while the host killed held
+// the message of handlings ds: its last handling before the crash was on
+// that host.
+func (h *faultHistory) crashesHolding(ds []faultDelivery) int {
+	n := 0
+	for _, k := range h.kills {
+		var last *faultDelivery
+		for i := range ds {
+			if ds[i].at.Before(k.at) {
+				last = &ds[i]
+			}
+		}
+		if last != nil && last.host == k.host {
+			n++
+		}
+	}
+	return n
+}
+
+// consumerFaults is how many node faults that hit a consumer's leader
+// overlap from…to (with their settling).
+func (h *faultHistory) consumerFaults(from, to time.Time) int {
+	n := 0
+	for _, s := range h.spans {
+		if s.consumer && !s.start.After(to) && (s.end.IsZero() || !s.end.Add(faultSettle).Before(from)) {
+			n++
+		}
+	}
+	return n
 }
 
 // faultSettle is how long after a fault ends its failover may still
@@ -256,28 +576,32 @@ func (h *faultHistory) findAttempts(f *findings) {
 // back after AckWait.
 const faultSettle = 5 * time.Second
 
-// faulted reports whether a fault (or its settling) overlaps from…to,
-// where a failover may lose a delivery's record (the message then comes
-// back with the same attempts) or a delivery on its way (one attempt no
-// handler saw). from is zero before a message's first handling.
-func (h *faultHistory) faulted(from, to time.Time) bool {
+// faulted reports whether a node fault (or its settling) overlaps
+// from…to, where a failover may lose a delivery's record (the message then
+// comes back with the same attempts: consumer, a fault that hit a
+// consumer's leader) or a delivery on its way (one attempt no handler
+// saw). from is zero before a message's first handling.
+func (h *faultHistory) faulted(from, to time.Time, consumer bool) bool {
 	for _, s := range h.spans {
-		if !s.start.After(to) && (s.end.IsZero() || !s.end.Add(faultSettle).Before(from)) {
+		if (s.consumer || !consumer) && !s.start.After(to) && (s.end.IsZero() || !s.end.Add(faultSettle).Before(from)) {
 			return true
 		}
 	}
 	return false
 }
 
-// check fails the test on a lost message, an early delivery, attempts
-// going back or past MaxRetries+1, or bq over its MaxPending.
-func (h *faultHistory) check(t *testing.T) findings {
+// check fails the test on a lost message, an early delivery (or, with
+// late, a late one), attempts going back, not one more where no bound
+// explains it or past MaxRetries+1, a message handled too often or again
+// after its ack, a dead-letter copy stored twice, or bq over its
+// MaxPending.
+func (h *faultHistory) check(t *testing.T, late bool) findings {
 	t.Helper()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var f findings
 	h.findLost(&f)
-	h.findEarly(&f)
+	h.findEarly(&f, late)
 	h.findAttempts(&f)
 	for _, c := range []struct {
 		what string
@@ -286,10 +610,17 @@ func (h *faultHistory) check(t *testing.T) findings {
 		{"acknowledged sends lost", f.lost},
 		{"deliveries before their send delay", f.earlySend},
 		{"deliveries before their retry delay", f.earlyRetry},
+		{"deliveries more than 1 s (and 2 s of slack) after their delay or retry delay, no fault in the run", f.late},
 		{"attempts going back", f.back},
 		{"attempts not one more than the handling before's, no fault between", f.notOne},
+		{"messages alive twice: handed to a handler while another held them, no fault between", f.twice},
+		{"retried originals handed over again (attempts the same as a handling before that retried the message)", f.originalAgain},
+		{"attempts the same again across a host crash, no consumer leader's fault between", f.sameAcrossCrash},
+		{"attempts more than one more per host crash between", f.moreAcrossCrash},
 		{"attempts past MaxRetries+1", f.past},
-		{"messages handled more than MaxRetries+1 times", f.over},
+		{"messages handled more than MaxRetries+1 times plus the crashes of hosts that held them", f.over},
+		{"messages handled again after their ack, no fault between", f.afterAck},
+		{"dead-letter copies stored twice", f.deadTwice},
 	} {
 		if len(c.ids) > 0 {
 			t.Errorf("%d %s: %.500v", len(c.ids), c.what, c.ids)
@@ -312,15 +643,18 @@ func (h *faultHistory) check(t *testing.T) findings {
 func (h *faultHistory) expected() (map[string]hostbridge.QueueStats, map[string]int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	want := map[string]hostbridge.QueueStats{"fq": {Sent: int64(h.okSends["fq"])}, "bq": {Sent: int64(h.okSends["bq"])}}
+	want := map[string]hostbridge.QueueStats{"fq": {Sent: int64(h.okSends["fq"])}}
+	if n, ok := h.okSends["bq"]; ok {
+		want["bq"] = hostbridge.QueueStats{Sent: int64(n)}
+	}
 	excess := map[string]int64{}
 	for id, ds := range h.deliveries {
 		q := ds[0].queue
 		w := want[q]
 		w.Delivered += int64(len(ds))
-		w.Acked += int64(h.acks[id])
-		outcomes, retries := h.acks[id], len(h.retries[id])
-		if h.dead[id] > 0 && retries > 0 { // its last retry was its dead letter
+		w.Acked += int64(len(h.acks[id]))
+		outcomes, retries := len(h.acks[id]), len(h.retries[id])
+		if len(h.dead[id]) > 0 && retries > 0 { // its last retry was its dead letter
 			w.DeadLettered++
 			outcomes++
 			retries--
@@ -333,32 +667,35 @@ func (h *faultHistory) expected() (map[string]hostbridge.QueueStats, map[string]
 		}
 	}
 	var dlq hostbridge.QueueStats
-	for id, n := range h.dead {
+	for id, ds := range h.dead {
 		dlq.Sent++
-		dlq.Delivered += int64(n)
+		dlq.Delivered += int64(len(ds))
 		dlq.Acked += int64(h.deadAcks[id])
-		excess["dlq"] += int64(max(h.deadAcks[id]-1, 0))
+		excess[h.dlq] += int64(max(h.deadAcks[id]-1, 0))
 	}
-	want["dlq"] = dlq
+	want[h.dlq] = dlq
 	return want, excess
 }
 
-// checkCounters opens a new Platform on the cluster and checks that the
-// counters it reads are what happened, exactly (the host never crashed):
-// Sent is the sends that returned nil, Acked the handlers' acks, and so
-// on; nothing is pending, and acked + dead-lettered + dropped is sent but
-// for what expected explains.
-func (h *faultHistory) checkCounters(t *testing.T, c *procCluster) {
+// checkCounters opens a new Platform on the cluster with the given Prefix
+// ("" for the default) and checks that the counters it reads are what
+// happened, exactly (no host crashed): Sent is the sends that returned
+// nil, Acked the handlers' acks, and so on; nothing is pending, and
+// acked + dead-lettered + dropped is sent but for what expected explains.
+// It returns how many counters differed.
+func (h *faultHistory) checkCounters(t *testing.T, c *procCluster, prefix string) int {
 	t.Helper()
-	p, err := Open(Options{URLs: c.urls, Replicas: 3, Timeout: 5 * time.Second})
+	p, err := Open(Options{URLs: c.urls, Replicas: 3, Timeout: 5 * time.Second, Prefix: prefix})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
 	want, excess := h.expected()
+	off := 0
 	for q, w := range want {
 		got := p.Stats(q)
 		if got != w {
+			off++
 			t.Errorf("%s: counters read from the cluster %+v, the history says %+v", q, got, w)
 		}
 		if got.Acked+got.DeadLettered+got.Dropped != got.Sent+excess[q] {
@@ -366,11 +703,13 @@ func (h *faultHistory) checkCounters(t *testing.T, c *procCluster) {
 				q, got.Acked, got.DeadLettered, got.Dropped, got.Sent, excess[q])
 		}
 	}
+	return off
 }
 
 // summary is one line: what was sent, delivered and injected, and what the
-// checks found.
-func (h *faultHistory) summary(f findings) string {
+// checks found; handlings says how many times a handler gets a message
+// with no fault.
+func (h *faultHistory) summary(f findings, handlings func(id string) int) string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	n, dup := 0, 0
@@ -382,20 +721,27 @@ func (h *faultHistory) summary(f findings) string {
 			strays++
 		}
 	}
-	for _, k := range h.dead {
-		n += k
-		dup += k - 1
+	for _, ds := range h.dead {
+		n += len(ds)
+		dup += len(ds) - 1
 	}
-	s := fmt.Sprintf("sends ok fq %d bq %d, failed %v (stored all the same %d); deliveries %d, extra deliveries %d, dead-lettered %d; nodes signalled %v; "+
-		"lost %d, early sends %d, early retries %d, attempts back %d, not one more %d, past MaxRetries+1 %d; bq largest %d of %d; history %s",
-		h.okSends["fq"], h.okSends["bq"], h.sendErrs, strays, n, dup, len(h.dead), h.faults,
-		len(f.lost), len(f.earlySend), len(f.earlyRetry), len(f.back), len(f.notOne), len(f.past), h.largest, faultMaxPending, h.file.Name())
-	h.line("# %s", s)
+	s := fmt.Sprintf("sends ok fq %d bq %d, failed %v (stored all the same %d); deliveries %d, extra deliveries %d, dead-lettered %d; nodes signalled %v, hosts killed %d; "+
+		"lost %d, early sends %d, early retries %d, late %d, attempts back %d, not one more %d, alive twice %d, retried original again %d, same across a host crash %d, more across a host crash %d, past MaxRetries+1 %d, "+
+		"handled too often %d, again after ack %d, dead-letter copies twice %d; explained: same across a consumer leader fault %d, retried attempts again across one %d, early across one %d, more across a node fault %d, more by crashes %d, "+
+		"dead-letter copy again across a consumer leader fault %d; bq largest %d of %d",
+		h.okSends["fq"], h.okSends["bq"], h.sendErrs, strays, n, dup, len(h.dead), h.faults, len(h.kills),
+		len(f.lost), len(f.earlySend), len(f.earlyRetry), len(f.late), len(f.back), len(f.notOne), len(f.twice), len(f.originalAgain), len(f.sameAcrossCrash), len(f.moreAcrossCrash), len(f.past),
+		len(f.over), len(f.afterAck), len(f.deadTwice), f.sameAcrossNode, f.repeatAcrossNode, f.earlyAcrossNode, f.moreAcrossNode, f.moreCrashes, f.deadTwiceNode, h.largest, faultMaxPending)
+	if h.file != nil {
+		_, _ = fmt.Fprintf(h.file, "# %s\n", s)
+		s += "; history " + h.file.Name()
+	}
 	return s
 }
 
-// handlings is how many times a handler gets id with no fault: fq
-// retries n%10 == 0 until it is dead-lettered, n%10 == 1 once.
+// handlings is how many times a handler gets id with no fault in
+// TestClusterProcessFaults: fq retries n%10 == 0 until it is
+// dead-lettered, n%10 == 1 once.
 func handlings(id string) int {
 	switch {
 	case !strings.HasPrefix(id, "fq-"):

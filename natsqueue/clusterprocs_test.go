@@ -21,7 +21,7 @@ import (
 // 127.0.0.1 (client and cluster ports), each with its store in a test
 // directory, so that a test can SIGKILL, SIGSTOP and SIGCONT real servers.
 type procCluster struct {
-	t     *testing.T
+	t     testing.TB
 	bin   string
 	args  [][]string
 	urls  []string
@@ -33,7 +33,7 @@ type procCluster struct {
 
 // buildNatsServer builds the nats-server of this module's go.mod (from the
 // module cache) into a test directory.
-func buildNatsServer(t *testing.T) string {
+func buildNatsServer(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "nats-server")
 	out, err := exec.Command("go", "build", "-o", bin, "github.com/nats-io/nats-server/v2").CombinedOutput()
@@ -45,7 +45,7 @@ func buildNatsServer(t *testing.T) string {
 
 // startProcCluster starts the three servers and waits until they can
 // place an R3 stream.
-func startProcCluster(t *testing.T) *procCluster {
+func startProcCluster(t testing.TB) *procCluster {
 	t.Helper()
 	c := newProcCluster(t)
 	for i := range c.args {
@@ -57,7 +57,7 @@ func startProcCluster(t *testing.T) *procCluster {
 }
 
 // newProcCluster configures the three servers; none is started.
-func newProcCluster(t *testing.T) *procCluster {
+func newProcCluster(t testing.TB) *procCluster {
 	t.Helper()
 	const n = 3
 	ports := freePorts(t, 2*n)
@@ -152,6 +152,40 @@ func (c *procCluster) leader(stream string) int {
 		c.t.Fatalf("stream %s: leader %q unknown", stream, info.Cluster.Leader)
 	}
 	return i
+}
+
+// consumerLeader is the index of the node that leads stream's consumer,
+// -1 when the cluster does not say.
+func (c *procCluster) consumerLeader(stream string) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	cons, err := c.js.Consumer(ctx, stream, consumerName)
+	if err != nil {
+		return -1
+	}
+	info, err := cons.Info(ctx)
+	if err != nil || info.Cluster == nil {
+		return -1
+	}
+	var i int
+	if _, err := fmt.Sscanf(info.Cluster.Leader, "n%d", &i); err != nil {
+		return -1
+	}
+	return i
+}
+
+// ledConsumer reports whether one of nodes leads the consumer of one of
+// streams, or the cluster does not say who leads one.
+func (c *procCluster) ledConsumer(streams []string, nodes []int) bool {
+	for _, s := range streams {
+		l := c.consumerLeader(s)
+		for _, n := range nodes {
+			if l == -1 || l == n {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // healthy reports whether the cluster can place and write an R3 stream and
