@@ -2,6 +2,7 @@ package hostbridge
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -45,6 +46,79 @@ func TestBatchPinsTotalOnCanonicalBodies(t *testing.T) {
 		checkError(t, err, &wantError{"violation", MsgBatchBodiesTotal})
 		if calls := p.Calls(); len(calls) != 0 {
 			t.Errorf("%s: the platform was called: %+v", c.name, calls[0].Method)
+		}
+	}
+}
+
+// TestBatchPinsBodyInputSize pins that an item's body is refused on its
+// input size alone: "输入文字与规范化后的文字都不得超过 128000 个 UTF-8 字节"
+// holds for each body of a batch (限制同上), so a body of 128001 input bytes
+// whose canonical text is short ("[1]") is refused, at its own index, and
+// one of exactly 128000 passes. The input is the body's span, whitespace
+// inside it counted, around it not.
+// Pins D15.
+func TestBatchPinsBodyInputSize(t *testing.T) {
+	// Pins Q13, Q33.
+	body := func(n int) string { return "[1" + strings.Repeat(" ", n-3) + "]" } // n input bytes, canonical [1]
+	for _, c := range []struct {
+		name string
+		body string
+		want *wantError
+	}{
+		{"128000 input bytes", body(128000), nil},
+		{"128001 input bytes", body(128001), &wantError{"violation", MsgBodyTooLarge + MsgItemSuffix + "1"}},
+		{"128000 with whitespace around", "  " + body(128000) + "  ", nil},
+	} {
+		p := newVirtual(t)
+		err := SendQueueBatch(context.Background(), p, "B", `[{"body":"ab"},{"body":`+c.body+`}]`)
+		if d := errorDiff(err, c.want); d != "" {
+			t.Errorf("%s: %s", c.name, d)
+		}
+		if n := len(p.Queued("q")); (c.want == nil) != (n == 2) {
+			t.Errorf("%s: %d messages queued", c.name, n)
+		}
+	}
+}
+
+// TestBatchPinsItemIndex pins the index an item's problem names ("：序号
+// n", n from 0 in the array's order) whatever the items before it hold:
+// here bodies of 4 and 7 canonical bytes before the bad item 2.
+// Pins D14.
+func TestBatchPinsItemIndex(t *testing.T) {
+	// Pins Q29, Q31.
+	for _, c := range []struct{ bad, msg string }{
+		{`{"body":1,"x":2}`, MsgItemBadKey + "x"},
+		{`{"delaySeconds":5}`, MsgItemNoBody},
+		{`[]`, MsgItemNotObject},
+		{`{"body":1,"delaySeconds":43201}`, MsgDelayRange},
+	} {
+		p := newVirtual(t)
+		err := SendQueueBatch(context.Background(), p, "B", `[{"body":"ab"},{"body":[1,2,3]},`+c.bad+`,{"body":4}]`)
+		checkError(t, err, &wantError{"violation", c.msg + MsgItemSuffix + "2"})
+	}
+}
+
+// TestBatchPinsNotArrayCause pins the cause a batch that is not a JSON
+// array carries: Msg is MsgBatchNotArray exactly, and its Err the parser's
+// syntax error (Error: "Err the platform's or the parser's cause"), at the
+// offset where the text fails: the text's length for an unexpected end,
+// the first bad byte of invalid UTF-8, and 0 for a value that is no array
+// (only an array is read).
+// Pins D7, D14.
+func TestBatchPinsNotArrayCause(t *testing.T) {
+	// Pins Q28.
+	for in, off := range map[string]int{
+		`[{"body":1},`:          12,
+		`{"body":1}`:            0,
+		"[{\"body\":\"\xff\"}]": 10,
+		"  ":                    2,
+	} {
+		p := newVirtual(t)
+		err := SendQueueBatch(context.Background(), p, "B", in)
+		checkError(t, err, &wantError{"violation", MsgBatchNotArray})
+		var se *syntaxError
+		if !errors.As(err, &se) || se.off != off || !strings.HasPrefix(se.Error(), SyntaxPrefix) {
+			t.Errorf("%q: cause %v, want a syntax error at position %d", in, errors.Unwrap(err), off)
 		}
 	}
 }

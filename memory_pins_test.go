@@ -227,3 +227,51 @@ func TestMemoryPinsResultNamesQueue(t *testing.T) {
 		t.Errorf("result queue %q, batch %s", r.Queue, text)
 	}
 }
+
+// TestMemoryPinsDelayOneSecond pins the smallest delay: a send delayed 1
+// second, and a retry delayed 1 second, wait that second — neither is
+// delivered at once nor a millisecond early ("延迟秒数须在 0 至 43200 之间",
+// 0 alone meaning none).
+// Pins D30.
+func TestMemoryPinsDelayOneSecond(t *testing.T) {
+	// Pins Q23, Q24, Q63.
+	p := newVirtual(t)
+	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0; s.RetryDelay = 30 })
+	if err := SendQueueMessage(context.Background(), p, "B", `1`, 1); err != nil {
+		t.Fatal(err)
+	}
+	noBatch(t, p, "q")
+	p.Advance(999 * time.Millisecond)
+	noBatch(t, p, "q")
+	p.Advance(time.Millisecond)
+	r := deliver(t, p, "q", func(ev Event) error { return RetryQueueMessage(ev, 0, 1) })
+	if len(r.Retried) != 1 || r.Retried[0].DelaySeconds != 1 {
+		t.Fatalf("retry %+v", r.Retried)
+	}
+	noBatch(t, p, "q")
+	p.Advance(999 * time.Millisecond)
+	noBatch(t, p, "q")
+	p.Advance(time.Millisecond)
+	deliver(t, p, "q", ok)
+	checkStats(t, p, "q", QueueStats{Sent: 1, Delivered: 2, Retried: 1, Acked: 1})
+}
+
+// TestMemoryPinsResultEmptyLists pins DeliveryResult's lists that hold
+// nothing: nil, not empty, each of Acked, Retried, DeadLettered and
+// Dropped (as ExplicitAcks and RetryMessages are with no call made), so a
+// result compares equal to one written with only the lists that hold
+// something.
+func TestMemoryPinsResultEmptyLists(t *testing.T) {
+	p := newVirtual(t)
+	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0; s.MaxRetries = 0 })
+	p.Enqueue("q", Message{Body: json.RawMessage(`1`)}, 0)
+	r := deliver(t, p, "q", ok)
+	if r.Acked == nil || r.Retried != nil || r.DeadLettered != nil || r.Dropped != nil {
+		t.Errorf("all acked: %#v", r)
+	}
+	p.Enqueue("q", Message{ID: "x", Body: json.RawMessage(`2`)}, 0)
+	r = deliver(t, p, "q", fail)
+	if r.Acked != nil || r.Retried != nil || r.DeadLettered != nil || len(r.Dropped) != 1 || r.Dropped[0] != "x" {
+		t.Errorf("all dropped: %#v", r)
+	}
+}
