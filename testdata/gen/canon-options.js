@@ -145,6 +145,35 @@ const rows = [
   ['bad \\u escape: no digit', '"\\uZZZZ"', {}, 'error', { reason: 'Bad Unicode escape', errorOff: 3, v8: true }],
   ['bad \\u escape cut off by the end: at the end', '"\\u004', {}, 'error', { reason: 'Bad Unicode escape', errorOff: 6, v8: true }],
   ['a bad low half after a good high one', '"\\ud83d\\udeXX"', {}, 'error', { reason: 'Bad Unicode escape', errorOff: 11, v8: true }],
+  // Numbers (RFC 8259 §6): where a digit must be and is not, V8's position
+  // (v8: true) is the byte that is not a digit, or the end of the text. V8
+  // words these reasons its own way (canon_test.go pins ours).
+  ['number: nothing after the minus sign', '-', {}, 'error', { errorOff: 1, v8: true }],
+  ['number: a letter after the minus sign', '-x', {}, 'error', { errorOff: 1, v8: true }],
+  ['number: a space after the minus sign', '- 1', {}, 'error', { errorOff: 1, v8: true }],
+  ['number: a point after the minus sign', '-.5', {}, 'error', { errorOff: 1, v8: true }],
+  ['number: the minus sign alone in an array', '[-]', {}, 'error', { errorOff: 2, v8: true }],
+  ['number: a letter after the minus sign in an array', '[0,-a]', {}, 'error', { errorOff: 4, v8: true }],
+  ['number: nothing after the point', '1.', {}, 'error', { errorOff: 2, v8: true }],
+  ['number: nothing after the point of a negative number', '-12.', {}, 'error', { errorOff: 4, v8: true }],
+  ['number: a letter after the point', '1.x', {}, 'error', { errorOff: 2, v8: true }],
+  ['number: a bracket after the point', '[-1.]', {}, 'error', { errorOff: 4, v8: true }],
+  ['number: an exponent after the point', '[0,10.e5]', {}, 'error', { errorOff: 6, v8: true }],
+  ['number: a comma after the point (a byte below \'0\')', '[1.,2]', {}, 'error', { errorOff: 3, v8: true }],
+  ['number: a space after the point', '1. ', {}, 'error', { errorOff: 2, v8: true }],
+  ['number: nothing after the e', '1e', {}, 'error', { errorOff: 2, v8: true }],
+  ['number: nothing after the E of a fraction', '-0.5E', {}, 'error', { errorOff: 5, v8: true }],
+  ['number: nothing after the exponent\'s sign', '1e+', {}, 'error', { errorOff: 3, v8: true }],
+  ['number: nothing after the exponent\'s minus', '25E-', {}, 'error', { errorOff: 4, v8: true }],
+  ['number: a letter after the e', '1ex', {}, 'error', { errorOff: 2, v8: true }],
+  ['number: a comma after the e', '[1e,2]', {}, 'error', { errorOff: 3, v8: true }],
+  ['number: a space after the exponent\'s sign', '-2.5E+ ', {}, 'error', { errorOff: 6, v8: true }],
+  ['number: a bracket after the exponent\'s sign', '[1E-]', {}, 'error', { errorOff: 4, v8: true }],
+  ['number: a letter after the exponent\'s sign', '-1.5e+x', {}, 'error', { errorOff: 6, v8: true }],
+  ['number: a second sign in the exponent', '[0,1e+-1]', {}, 'error', { errorOff: 6, v8: true }],
+  ['number: a digit after a leading zero', '01', {}, 'error', { errorOff: 1, v8: true }],
+  ['number: a digit after a negative leading zero', '-01', {}, 'error', { errorOff: 2, v8: true }],
+  ['number: a digit after a leading zero in an array', '[-01]', {}, 'error', { errorOff: 3, v8: true }],
 ];
 
 // Numbers whose double needs the whole mantissa: halfway cases decided by
