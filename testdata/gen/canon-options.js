@@ -174,6 +174,13 @@ const rows = [
   ['number: a digit after a leading zero', '01', {}, 'error', { errorOff: 1, v8: true }],
   ['number: a digit after a negative leading zero', '-01', {}, 'error', { errorOff: 2, v8: true }],
   ['number: a digit after a leading zero in an array', '[-01]', {}, 'error', { errorOff: 3, v8: true }],
+  // Numbers that end the text (the rows further on wrap theirs in an array).
+  ['number: 0.0 ending the text is 0', '0.0', {}, 'none'],
+  ['number: -0.000 ending the text is 0', '-0.000', {}, 'none'],
+  ['number: 7 ending the text', '7', {}, 'none'],
+  ['number: -12.5 ending the text', '-12.5', {}, 'none'],
+  ['number: 0.001e5 is 100 (zeros after the point, then an exponent)', '0.001e5', {}, 'none'],
+  ['number: 0.0001e7 is 1000', '[0.0001e7]', {}, 'none'],
 ];
 
 // Numbers whose double needs the whole mantissa: halfway cases decided by
