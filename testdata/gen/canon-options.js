@@ -214,6 +214,8 @@ for (const [name, num, expect, extra] of [
   ['number: 100e-2 is 1', '100e-2', 'none'],
   ['number: 1.50 drops the zero', '1.50', 'none'],
   ['number: 123456789012345.6 (16 digits)', '123456789012345.6', 'none'],
+  ['number: 9007199254740993 (16 digits, not its double\'s shortest: 2^53)', '9007199254740993', 'none'],
+  ['number: 20 significant digits, more than 64 bits hold (2^64 + 10^15 + 1, over 10^19)', '1.8447744073709551617', 'none'],
   ['number: 0.000001 stays, 0.0000001 is 1e-7', '[0.000001,0.0000001,-0.00000123]', 'none'],
 ]) {
   rows.push([name, num.startsWith('[') ? num : '[' + num + ']', INF, expect, extra]);
