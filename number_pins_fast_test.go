@@ -3,7 +3,9 @@
 package hostbridge
 
 import (
+	"bytes"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -55,5 +57,25 @@ func TestNumberSyntaxErrorReasons(t *testing.T) {
 				t.Errorf("%s(%q): %v, want %s", name, c.in, err, want)
 			}
 		}
+	}
+}
+
+// TestNumberLongLeavesTextAlone: numbers of over 700 digits are spelt
+// again for strconv in the parser's own buffer, never in the text: after
+// two of them and an object whose index key makes it be rewritten, the
+// text is byte for byte as it was, and the output is the reference's
+// (D8: the canonical form of the text as given).
+// Pins D8.
+func TestNumberLongLeavesTextAlone(t *testing.T) {
+	long := "1" + strings.Repeat("0", 800) + "e-800"
+	src := []byte("[" + long + ",-" + strings.Repeat("12345678", 120) + "e-950," + long + `,{"b":1,"1":[true]},"abc"]`)
+	orig := bytes.Clone(src)
+	want, _, werr := refCanonical(nil, orig, &canonOptions{})
+	got, _, err := fastCanonical(nil, src, &canonOptions{})
+	if !bytes.Equal(src, orig) {
+		t.Errorf("the text changed while it was read")
+	}
+	if err != nil || werr != nil || !bytes.Equal(got, want) {
+		t.Errorf("%q, %v; reference %q, %v", got, err, want, werr)
 	}
 }

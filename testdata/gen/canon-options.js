@@ -181,6 +181,12 @@ const rows = [
   ['number: -12.5 ending the text', '-12.5', {}, 'none'],
   ['number: 0.001e5 is 100 (zeros after the point, then an exponent)', '0.001e5', {}, 'none'],
   ['number: 0.0001e7 is 1000', '[0.0001e7]', {}, 'none'],
+  ['number: -0 ending the text is 0', '-0', {}, 'none'],
+  ['number: -0 in an array is 0', '[-0,0,-0]', {}, 'none'],
+  // A number of over 700 digits is spelt again for strconv (number_fast.go's
+  // pointFirst, in a buffer of its own): the text after it, and a second
+  // such number, read on unchanged.
+  ['number: a long number, then a string, an object with an index key, and a long number', '[1' + '0'.repeat(800) + 'e-800,"abc",{"b":1,"1":[true]},' + '12345678'.repeat(120) + 'e-950,null]', {}, 'none'],
 ];
 
 // Numbers whose double needs the whole mantissa: halfway cases decided by
