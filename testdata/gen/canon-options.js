@@ -183,6 +183,9 @@ const rows = [
   ['number: 0.0001e7 is 1000', '[0.0001e7]', {}, 'none'],
   ['number: -0 ending the text is 0', '-0', {}, 'none'],
   ['number: -0 in an array is 0', '[-0,0,-0]', {}, 'none'],
+  // Number::toString's layouts at their bounds (21 digits before the point,
+  // 6 zeros after it), from spellings it does not write.
+  ['number: layouts at their bounds, respelt', '[1e20,1e21,12e19,123e19,1.5e20,15e-7,1e-6,1e-7,1.5e-6,123e-2,12e-2,5e-1,1e0,7E+2,-25e-1]', {}, 'none'],
   // A number of over 700 digits is spelt again for strconv (number_fast.go's
   // pointFirst, in a buffer of its own): the text after it, and a second
   // such number, read on unchanged.
