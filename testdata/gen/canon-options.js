@@ -145,6 +145,51 @@ const rows = [
   ['bad \\u escape: no digit', '"\\uZZZZ"', {}, 'error', { reason: 'Bad Unicode escape', errorOff: 3, v8: true }],
   ['bad \\u escape cut off by the end: at the end', '"\\u004', {}, 'error', { reason: 'Bad Unicode escape', errorOff: 6, v8: true }],
   ['a bad low half after a good high one', '"\\ud83d\\udeXX"', {}, 'error', { reason: 'Bad Unicode escape', errorOff: 11, v8: true }],
+  // Numbers (RFC 8259 §6): where a digit must be and is not, V8's position
+  // (v8: true) is the byte that is not a digit, or the end of the text. V8
+  // words these reasons its own way (canon_test.go pins ours).
+  ['number: nothing after the minus sign', '-', {}, 'error', { errorOff: 1, v8: true }],
+  ['number: a letter after the minus sign', '-x', {}, 'error', { errorOff: 1, v8: true }],
+  ['number: a space after the minus sign', '- 1', {}, 'error', { errorOff: 1, v8: true }],
+  ['number: a point after the minus sign', '-.5', {}, 'error', { errorOff: 1, v8: true }],
+  ['number: the minus sign alone in an array', '[-]', {}, 'error', { errorOff: 2, v8: true }],
+  ['number: a letter after the minus sign in an array', '[0,-a]', {}, 'error', { errorOff: 4, v8: true }],
+  ['number: nothing after the point', '1.', {}, 'error', { errorOff: 2, v8: true }],
+  ['number: nothing after the point of a negative number', '-12.', {}, 'error', { errorOff: 4, v8: true }],
+  ['number: a letter after the point', '1.x', {}, 'error', { errorOff: 2, v8: true }],
+  ['number: a bracket after the point', '[-1.]', {}, 'error', { errorOff: 4, v8: true }],
+  ['number: an exponent after the point', '[0,10.e5]', {}, 'error', { errorOff: 6, v8: true }],
+  ['number: a comma after the point (a byte below \'0\')', '[1.,2]', {}, 'error', { errorOff: 3, v8: true }],
+  ['number: a space after the point', '1. ', {}, 'error', { errorOff: 2, v8: true }],
+  ['number: nothing after the e', '1e', {}, 'error', { errorOff: 2, v8: true }],
+  ['number: nothing after the E of a fraction', '-0.5E', {}, 'error', { errorOff: 5, v8: true }],
+  ['number: nothing after the exponent\'s sign', '1e+', {}, 'error', { errorOff: 3, v8: true }],
+  ['number: nothing after the exponent\'s minus', '25E-', {}, 'error', { errorOff: 4, v8: true }],
+  ['number: a letter after the e', '1ex', {}, 'error', { errorOff: 2, v8: true }],
+  ['number: a comma after the e', '[1e,2]', {}, 'error', { errorOff: 3, v8: true }],
+  ['number: a space after the exponent\'s sign', '-2.5E+ ', {}, 'error', { errorOff: 6, v8: true }],
+  ['number: a bracket after the exponent\'s sign', '[1E-]', {}, 'error', { errorOff: 4, v8: true }],
+  ['number: a letter after the exponent\'s sign', '-1.5e+x', {}, 'error', { errorOff: 6, v8: true }],
+  ['number: a second sign in the exponent', '[0,1e+-1]', {}, 'error', { errorOff: 6, v8: true }],
+  ['number: a digit after a leading zero', '01', {}, 'error', { errorOff: 1, v8: true }],
+  ['number: a digit after a negative leading zero', '-01', {}, 'error', { errorOff: 2, v8: true }],
+  ['number: a digit after a leading zero in an array', '[-01]', {}, 'error', { errorOff: 3, v8: true }],
+  // Numbers that end the text (the rows further on wrap theirs in an array).
+  ['number: 0.0 ending the text is 0', '0.0', {}, 'none'],
+  ['number: -0.000 ending the text is 0', '-0.000', {}, 'none'],
+  ['number: 7 ending the text', '7', {}, 'none'],
+  ['number: -12.5 ending the text', '-12.5', {}, 'none'],
+  ['number: 0.001e5 is 100 (zeros after the point, then an exponent)', '0.001e5', {}, 'none'],
+  ['number: 0.0001e7 is 1000', '[0.0001e7]', {}, 'none'],
+  ['number: -0 ending the text is 0', '-0', {}, 'none'],
+  ['number: -0 in an array is 0', '[-0,0,-0]', {}, 'none'],
+  // Number::toString's layouts at their bounds (21 digits before the point,
+  // 6 zeros after it), from spellings it does not write.
+  ['number: layouts at their bounds, respelt', '[1e20,1e21,12e19,123e19,1.5e20,15e-7,1e-6,1e-7,1.5e-6,123e-2,12e-2,5e-1,1e0,7E+2,-25e-1]', {}, 'none'],
+  // A number of over 700 digits is spelt again for strconv (number_fast.go's
+  // pointFirst, in a buffer of its own): the text after it, and a second
+  // such number, read on unchanged.
+  ['number: a long number, then a string, an object with an index key, and a long number', '[1' + '0'.repeat(800) + 'e-800,"abc",{"b":1,"1":[true]},' + '12345678'.repeat(120) + 'e-950,null]', {}, 'none'],
 ];
 
 // Numbers whose double needs the whole mantissa: halfway cases decided by
@@ -178,6 +223,8 @@ for (const [name, num, expect, extra] of [
   ['number: 100e-2 is 1', '100e-2', 'none'],
   ['number: 1.50 drops the zero', '1.50', 'none'],
   ['number: 123456789012345.6 (16 digits)', '123456789012345.6', 'none'],
+  ['number: 9007199254740993 (16 digits, not its double\'s shortest: 2^53)', '9007199254740993', 'none'],
+  ['number: 20 significant digits, more than 64 bits hold (2^64 + 10^15 + 1, over 10^19)', '1.8447744073709551617', 'none'],
   ['number: 0.000001 stays, 0.0000001 is 1e-7', '[0.000001,0.0000001,-0.00000123]', 'none'],
 ]) {
   rows.push([name, num.startsWith('[') ? num : '[' + num + ']', INF, expect, extra]);
