@@ -296,11 +296,10 @@ func alreadyShortest(m uint64, q int) bool {
 	if !ok || quo < 1<<52 {
 		return false
 	}
-	// Round to nearest (p is odd but for q = 0, when rem is 0: no tie).
+	// Round to nearest (p is odd but for q = 0, when rem is 0: no tie);
+	// when rem > p-rem the double's mantissa is quo + 1.
 	var delta int64 = int64(rem) // Δ, |Δ| ≤ p/2
-	m2 := quo
 	if rem > p-rem {
-		m2++
 		delta = -int64(p - rem)
 	}
 	d := m % 10
