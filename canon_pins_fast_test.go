@@ -1,0 +1,79 @@
+//go:build !hostbridge_ref
+
+package hostbridge
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// sameShapeKeys returns n keys of one length and first and last characters
+// ("b1000z", "b1001z", …), which share a keyBit: from the second on each is
+// looked up, and an object of them is mapped at its 17th key.
+func sameShapeKeys(letter string, n int) []string {
+	keys := make([]string, n)
+	for k := range keys {
+		keys[k] = fmt.Sprintf("%s%dz", letter, 1000+k)
+	}
+	return keys
+}
+
+// objectText is {"k0":v,"k1":v,…} with the keys given and each value v.
+func objectText(keys []string, v string) string {
+	return `{"` + strings.Join(keys, `":`+v+`,"`) + `":` + v + `}`
+}
+
+// TestFastKeyMapSpreads: once an object is mapped, each of its distinct
+// keys has an entry of its own in the key map, and a repeated key adds
+// none, so that a lookup compares one key, not every key so far: an object
+// of n keys costs n, not n² (mapKeys). 300 distinct keys, each written
+// twice, and an object of keys of every shape.
+func TestFastKeyMapSpreads(t *testing.T) {
+	for _, keys := range [][]string{
+		sameShapeKeys("a", 300),
+		strings.Fields("a b c d e f g h i j k l m n o p q r s t u v w x y z aa bb cc dd ee ff gg hh ii jj kk ll mm nn oo pp qq rr ss tt uu vv ww xx yy zz A B C D E F G H I J K L M N O P Q R S T U V W X Y Z"),
+	} {
+		twice := append(append([]string(nil), keys...), keys...)
+		src := strings.TrimSuffix(objectText(twice, "0"), "}") // left open
+		p := &parser{src: []byte(src), o: &canonOptions{}}
+		if _, _, err := p.value(0); err == nil || len(p.stack) != 1 || !p.stack[0].mapped {
+			t.Fatalf("%d keys: want an unterminated mapped object, got %v, %d open", len(keys), err, len(p.stack))
+		}
+		if n := len(p.keyMaps[0]); n != len(keys) {
+			t.Errorf("%d distinct keys, each twice: %d key map entries, want %d", len(keys), n, len(keys))
+		}
+	}
+}
+
+// TestCanonicalAfterFailedWideObject: a text that fails inside a wide
+// object (one the fast path maps) leaves nothing that changes the next
+// texts: each later wide object at the same level, whose last key is one
+// of the failed object's, is canonicalised as JSON.stringify(JSON.parse())
+// writes it (the same text, its keys being distinct and none an index), after
+// every kind of failure (the end of the text, a bad byte, a bad key).
+// Pins D8.
+func TestCanonicalAfterFailedWideObject(t *testing.T) {
+	failed := objectText(sameShapeKeys("b", 100), "0")
+	failed = failed[:len(failed)-1] // the b keys at members 0 … 99
+	good := sameShapeKeys("a", 20)
+	for _, tail := range []string{``, `,`, `,"b1099z"`, `,x`, `,"b1099z":tru`, `}]]`} {
+		for _, w := range []struct{ open, close string }{{"", ""}, {"[", "]"}, {`{"w":`, "}"}} {
+			for round := 0; round < 8; round++ { // the pool hands the parser back
+				bad := w.open + failed + tail
+				if _, _, err := fastCanonical(nil, []byte(bad), &canonOptions{}); err == nil {
+					t.Fatalf("%q: no error", bad)
+				}
+				for _, last := range []string{"b1000z", "b1050z", "b1099z"} {
+					src := w.open + objectText(append(good[:20:20], last), "1") + w.close
+					// Distinct keys, none an index: the text is its own
+					// canonical form.
+					out, info, err := fastCanonical(nil, []byte(src), &canonOptions{})
+					if err != nil || string(out) != src || info.depth != 1+len(w.close) {
+						t.Fatalf("after %q, %q: %q, depth %d, %v", bad, src, out, info.depth, err)
+					}
+				}
+			}
+		}
+	}
+}
