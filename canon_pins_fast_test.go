@@ -59,13 +59,13 @@ func TestCanonicalAfterFailedWideObject(t *testing.T) {
 	good := sameShapeKeys("a", 20)
 	for _, tail := range []string{``, `,`, `,"b1099z"`, `,x`, `,"b1099z":tru`, `}]]`} {
 		for _, w := range []struct{ open, close string }{{"", ""}, {"[", "]"}, {`{"w":`, "}"}} {
-			for round := 0; round < 8; round++ { // the pool hands the parser back
-				bad := w.open + failed + tail
-				if _, _, err := fastCanonical(nil, []byte(bad), &canonOptions{}); err == nil {
-					t.Fatalf("%q: no error", bad)
-				}
-				for _, last := range []string{"b1000z", "b1050z", "b1099z"} {
-					src := w.open + objectText(append(good[:20:20], last), "1") + w.close
+			bad := w.open + failed + tail
+			for _, last := range []string{"b1099z", "b1050z", "b1000z"} {
+				src := w.open + objectText(append(good[:20:20], last), "1") + w.close
+				for round := 0; round < 4; round++ { // the pool hands the parser back
+					if _, _, err := fastCanonical(nil, []byte(bad), &canonOptions{}); err == nil {
+						t.Fatalf("%q: no error", bad)
+					}
 					// Distinct keys, none an index: the text is its own
 					// canonical form.
 					out, info, err := fastCanonical(nil, []byte(src), &canonOptions{})
