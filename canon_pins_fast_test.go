@@ -77,3 +77,26 @@ func TestCanonicalAfterFailedWideObject(t *testing.T) {
 		}
 	}
 }
+
+// TestSyntaxPinsValueStartBytes: a printable ASCII character that starts
+// no JSON value (RFC 8259 §3: value = false / null / true / object / array
+// / number / string) is reported where a value is due as the unexpected
+// token it is, quoted, at its own offset, as V8 reports it: ':' and ';'
+// just above the digits no less than '!' or '~'.
+// Pins D7.
+func TestSyntaxPinsValueStartBytes(t *testing.T) {
+	// Pins I103.
+	for c := byte('!'); c <= '~'; c++ {
+		if strings.IndexByte(`"{[]-0123456789tfn`, c) >= 0 {
+			continue
+		}
+		for src, off := range map[string]string{"[" + string(c) + "]": "1", `{"a":` + string(c) + "}": "5", "[1," + string(c): "3"} {
+			want := "SyntaxError: Unexpected token '" + string(c) + "' in JSON at position " + off
+			for name, f := range canonicalisers {
+				if _, _, err := f(nil, []byte(src), &canonOptions{}); err == nil || err.Error() != want {
+					t.Errorf("%s(%q): %v, want %s", name, src, err, want)
+				}
+			}
+		}
+	}
+}
