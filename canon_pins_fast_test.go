@@ -100,3 +100,35 @@ func TestSyntaxPinsValueStartBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalWideObjectsPins: keys of wide objects (16 keys or more,
+// which the fast path maps) beside and inside other objects: a repeated
+// key keeps its first place and its last value, and a key of another
+// object (the parent's, or a sibling's at the same level) is no repeat;
+// and an array index key of every first digit comes first, ascending
+// (ECMA-262 OrdinaryOwnPropertyKeys; JSON.parse's CreateDataProperty).
+// Pins D8.
+func TestCanonicalWideObjectsPins(t *testing.T) {
+	// Pins I97, I98.
+	a, b := sameShapeKeys("a", 40), sameShapeKeys("b", 20)
+	inner := objectText(b, "0")
+	cases := map[string]string{
+		// The inner object repeats its own key "y", also its parent's, as
+		// its first key and after its 20 others: its own repeat.
+		`{"p0":0,"y":{"y":1,` + inner[1:len(inner)-1] + `,"y":2}}`: `{"p0":0,"y":{"y":2,` + inner[1:] + `}`,
+		// A sibling at the same level holds the first one's last key once.
+		`[` + objectText(a, "0") + `,` + objectText(append(b[:20:20], "a1039z"), "1") + `]`: `[` + objectText(a, "0") + `,` + objectText(append(b[:20:20], "a1039z"), "1") + `]`,
+	}
+	for d := '1'; d <= '9'; d++ {
+		k := string(d) + "5"
+		cases[`{"a":1,"`+k+`":2,"`+string(d)+`":3}`] = `{"` + string(d) + `":3,"` + k + `":2,"a":1}`
+	}
+	cases[`{"a":1,"05":2,"0":3}`] = `{"0":3,"a":1,"05":2}` // "05" is no index
+	for src, want := range cases {
+		for name, f := range canonicalisers {
+			if out, _, err := f(nil, []byte(src), &canonOptions{}); err != nil || string(out) != want {
+				t.Errorf("%s(%.60q…): %.60q…, %v; want %.60q…", name, src, out, err, want)
+			}
+		}
+	}
+}
