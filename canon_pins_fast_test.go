@@ -116,6 +116,9 @@ func TestCanonicalWideObjectsPins(t *testing.T) {
 		// The inner object repeats its own key "y", also its parent's, as
 		// its first key and after its 20 others: its own repeat.
 		`{"p0":0,"y":{"y":1,` + inner[1:len(inner)-1] + `,"y":2}}`: `{"p0":0,"y":{"y":2,` + inner[1:] + `}`,
+		// "y" as the sixth key and after the 21st, spaced out: each key's
+		// offset in the text is past its offset in the output.
+		strings.ReplaceAll(strings.ReplaceAll(strings.TrimSuffix(objectText(append(append(b[:5:5], "y"), b[5:]...), "0"), "}")+`,"y":2}`, ":", " : "), ",", " , "): strings.Replace(objectText(append(append(b[:5:5], "y"), b[5:]...), "0"), `"y":0`, `"y":2`, 1),
 		// A sibling at the same level holds the first one's last key once.
 		`[` + objectText(a, "0") + `,` + objectText(append(b[:20:20], "a1039z"), "1") + `]`: `[` + objectText(a, "0") + `,` + objectText(append(b[:20:20], "a1039z"), "1") + `]`,
 	}
