@@ -119,6 +119,9 @@ func TestCanonicalWideObjectsPins(t *testing.T) {
 		// "y" as the sixth key and after the 21st, spaced out: each key's
 		// offset in the text is past its offset in the output.
 		strings.ReplaceAll(strings.ReplaceAll(strings.TrimSuffix(objectText(append(append(b[:5:5], "y"), b[5:]...), "0"), "}")+`,"y":2}`, ":", " : "), ",", " , "): strings.Replace(objectText(append(append(b[:5:5], "y"), b[5:]...), "0"), `"y":0`, `"y":2`, 1),
+		// "y" repeated in an object whose values grow (1e20 is 21 digits):
+		// each key's offset in the output is past its offset in the text.
+		strings.TrimSuffix(objectText(append(append(b[:5:5], "y"), b[5:]...), "1e20"), "}") + `,"y":2}`: strings.Replace(objectText(append(append(b[:5:5], "y"), b[5:]...), "100000000000000000000"), `"y":100000000000000000000`, `"y":2`, 1),
 		// A sibling at the same level holds the first one's last key once.
 		`[` + objectText(a, "0") + `,` + objectText(append(b[:20:20], "a1039z"), "1") + `]`: `[` + objectText(a, "0") + `,` + objectText(append(b[:20:20], "a1039z"), "1") + `]`,
 	}
