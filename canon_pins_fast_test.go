@@ -138,3 +138,25 @@ func TestCanonicalWideObjectsPins(t *testing.T) {
 		}
 	}
 }
+
+// TestSyntaxPinsLiteralCutShort: a literal name (RFC 8259 §3: false,
+// null, true) cut short by the end of the text, alone or after other
+// values, fails as V8 reports it: Unexpected end of input, at the
+// text's length, wherever the output stands.
+// Pins D7.
+func TestSyntaxPinsLiteralCutShort(t *testing.T) {
+	// Pins I103.
+	for _, word := range []string{"true", "false", "null"} {
+		for n := 1; n < len(word); n++ {
+			for _, head := range []string{"", "[", `["abcdefgh",1e20,`, "   "} {
+				src := head + word[:n]
+				want := "SyntaxError: Unexpected end of input in JSON at position " + fmt.Sprint(len(src))
+				for name, f := range canonicalisers {
+					if _, _, err := f(nil, []byte(src), &canonOptions{}); err == nil || err.Error() != want {
+						t.Errorf("%s(%q): %v, want %s", name, src, err, want)
+					}
+				}
+			}
+		}
+	}
+}
