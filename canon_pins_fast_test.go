@@ -160,3 +160,26 @@ func TestSyntaxPinsLiteralCutShort(t *testing.T) {
 		}
 	}
 }
+
+// TestSyntaxPinsMissingColon: an object key not followed by its colon
+// (RFC 8259 §4: member = string name-separator value) fails at the byte
+// where the colon is due, after any whitespace, or at the end of the text.
+// Pins D7.
+func TestSyntaxPinsMissingColon(t *testing.T) {
+	// Pins I103.
+	for src, want := range map[string]string{
+		`{"a" 1}`:          "Unexpected token '1' in JSON at position 5",
+		`{"a"}`:            "Unexpected token '}' in JSON at position 4",
+		`{"a",`:            "Unexpected token ',' in JSON at position 4",
+		`[1,{"bcd"  x}]`:   "Unexpected token 'x' in JSON at position 11",
+		`{"a":1,"b" "c"}`:  "Unexpected token '\"' in JSON at position 11",
+		`{"a"`:             "Unexpected end of input in JSON at position 4",
+		`{"a":{"b":0,"c" `: "Unexpected end of input in JSON at position 16",
+	} {
+		for name, f := range canonicalisers {
+			if _, _, err := f(nil, []byte(src), &canonOptions{}); err == nil || err.Error() != "SyntaxError: "+want {
+				t.Errorf("%s(%q): %v, want SyntaxError: %s", name, src, err, want)
+			}
+		}
+	}
+}
