@@ -183,3 +183,35 @@ func TestSyntaxPinsMissingColon(t *testing.T) {
 		}
 	}
 }
+
+// collidingKeys are two keys whose texts, quotes included, have the same
+// 64-bit FNV-1a hash (0x22fb54649713e66b; found by a distinguished-point
+// search over 16-hex-digit keys, 2026-12-02): in an object the fast path
+// maps, the second is looked up under the first's entry.
+var collidingKeys = [2]string{"a24438f05a3d93e0", "267adcd6150a95db"}
+
+// TestCanonicalKeyHashCollision: two distinct keys of a wide object whose
+// hashes collide are two members, each keeping its first place and its
+// last value (JSON.parse, then JSON.stringify in insertion order), also
+// where the text before them is spaced so that the second key's text
+// stands, in the input, where the first key stands in the output.
+// Pins D8.
+func TestCanonicalKeyHashCollision(t *testing.T) {
+	// Pins I97, I98.
+	k1, k2 := `"`+collidingKeys[0]+`"`, `"`+collidingKeys[1]+`"`
+	if keyHash([]byte(k1)) != keyHash([]byte(k2)) {
+		t.Fatalf("%s and %s: hashes %x and %x, want one collision", k1, k2, keyHash([]byte(k1)), keyHash([]byte(k2)))
+	}
+	fill := strings.TrimSuffix(objectText(sameShapeKeys("a", 20), "0"), "}")
+	// In the output "n":{k2:0}, takes 22 bytes from k2 to k1's place; 22
+	// spaces before the inner k2 put it there in the input.
+	for _, pad := range []string{"", strings.Repeat(" ", 22)} {
+		src := fill + `,"n":{` + pad + k2 + `:0},` + k1 + `:1,` + k2 + `:2,` + k1 + `:3,` + k2 + `:4}`
+		want := fill + `,"n":{` + k2 + `:0},` + k1 + `:3,` + k2 + `:4}`
+		for name, f := range canonicalisers {
+			if out, _, err := f(nil, []byte(src), &canonOptions{}); err != nil || string(out) != want {
+				t.Errorf("%s, pad %d: %.80q…, %v; want %.80q…", name, len(pad), out, err, want)
+			}
+		}
+	}
+}
