@@ -116,8 +116,9 @@ func load(base string, stop <-chan struct{}, accepted *atomic.Int64) {
 
 // TestKillAndRestart: the host is killed (SIGKILL) while clients send and
 // its consumers fail 30% of messages; restarted on the same directory, it
-// delivers everything: pending reaches 0, and acked + deadLettered covers
-// every message sent, and every one a client got 202 for.
+// delivers everything: pending reaches 0, and acked + the dead-letter
+// queue's size covers every message sent, and every one a client got 202
+// for.
 func TestKillAndRestart(t *testing.T) {
 	dir := t.TempDir()
 	cmd, base := start(t, dir)
@@ -146,7 +147,12 @@ func TestKillAndRestart(t *testing.T) {
 		s = stats(t, base)
 	}
 	t.Logf("accepted %d before SIGKILL; after the restart %+v", accepted, s)
-	if accepted == 0 || s.Acked+s.DeadLettered < s.Sent || s.Acked+s.DeadLettered < accepted || s.Sent > accepted+4 {
+	// The dead-letter queue's size is what it stores; deadLettered may be
+	// short of it after a crash (a copy stored, its count not yet sent, the
+	// original then removed unseen and uncounted: natsqueue's doc), never
+	// above it.
+	if accepted == 0 || s.Acked+s.DeadLetterQueue < s.Sent || s.Acked+s.DeadLetterQueue < accepted ||
+		s.Sent > accepted+4 || s.DeadLettered > s.DeadLetterQueue {
 		t.Errorf("accepted %d, stats %+v", accepted, s)
 	}
 }
