@@ -821,7 +821,9 @@ func TestNumberLongLiterals(t *testing.T) {
 // TestSyntaxErrorReasons: which reason an unexpected byte gets, fast path
 // and reference alike: a printable character is quoted, a C0 control or
 // DEL is named by its code point, a byte that starts no UTF-8 sequence is
-// Invalid UTF-8; a character of several bytes is quoted whole.
+// Invalid UTF-8; a character of several bytes is quoted whole; each at
+// the byte's own offset, also past the text's start, the last C0 control
+// (U+001F) included.
 // Pins D7.
 func TestSyntaxErrorReasons(t *testing.T) {
 	// Pins I103.
@@ -832,6 +834,13 @@ func TestSyntaxErrorReasons(t *testing.T) {
 		"[\xff]":   syntaxBadUTF8 + syntaxPosition + "1",
 		"[é]":      syntaxUnexpectedToken + " 'é'" + syntaxPosition + "1",
 		"[\ufffd]": syntaxUnexpectedToken + " '\ufffd'" + syntaxPosition + "1",
+		"[0,\x01]": syntaxUnexpectedToken + " U+0001" + syntaxPosition + "3",
+		"[0,\x1f]": syntaxUnexpectedToken + " U+001f" + syntaxPosition + "3",
+		"[0,\x7f]": syntaxUnexpectedToken + " U+007f" + syntaxPosition + "3",
+		"[\x1f]":   syntaxUnexpectedToken + " U+001f" + syntaxPosition + "1",
+		"[0,\xff]": syntaxBadUTF8 + syntaxPosition + "3",
+		"[0,é]":    syntaxUnexpectedToken + " 'é'" + syntaxPosition + "3",
+		"[0,!]":    syntaxUnexpectedToken + " '!'" + syntaxPosition + "3",
 	} {
 		for name, f := range canonicalisers {
 			if _, _, err := f(nil, []byte(in), &canonOptions{}); err == nil || err.Error() != SyntaxPrefix+want {

@@ -51,29 +51,3 @@ func TestSyntaxScalarOffsets(t *testing.T) {
 		}
 	}
 }
-
-// TestSyntaxUnexpectedByteReasons pins how an unexpected byte past the
-// text's start is named and placed, fast path and reference alike: a C0
-// control, the last of them (U+001F) included, or DEL by its code point, a
-// byte that starts no UTF-8 sequence as Invalid UTF-8, anything else
-// quoted whole — each at the byte's own offset, errors.go's text to the
-// byte.
-// Pins D7.
-func TestSyntaxUnexpectedByteReasons(t *testing.T) {
-	// Pins I103.
-	for in, want := range map[string]string{
-		"[0,\x01]": syntaxUnexpectedToken + " U+0001" + syntaxPosition + "3",
-		"[0,\x1f]": syntaxUnexpectedToken + " U+001f" + syntaxPosition + "3",
-		"[0,\x7f]": syntaxUnexpectedToken + " U+007f" + syntaxPosition + "3",
-		"[\x1f]":   syntaxUnexpectedToken + " U+001f" + syntaxPosition + "1",
-		"[0,\xff]": syntaxBadUTF8 + syntaxPosition + "3",
-		"[0,é]":    syntaxUnexpectedToken + " 'é'" + syntaxPosition + "3",
-		"[0,!]":    syntaxUnexpectedToken + " '!'" + syntaxPosition + "3",
-	} {
-		for name, f := range canonicalisers {
-			if _, _, err := f(nil, []byte(in), &canonOptions{}); err == nil || err.Error() != SyntaxPrefix+want {
-				t.Errorf("%s(%q): %v, want %s", name, in, err, SyntaxPrefix+want)
-			}
-		}
-	}
-}
