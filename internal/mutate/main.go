@@ -57,7 +57,7 @@ func main() {
 	if err := os.Chdir(*dir); err != nil {
 		fail(err)
 	}
-	all := selectMutants(p, existing(strings.Split(cmp.Or(*files, p.files), ",")), *tags, *only)
+	all := selectMutants(p, strings.Split(cmp.Or(*files, p.files), ","), *tags, *only)
 	if *list {
 		for _, m := range all {
 			fmt.Println(m.key)
@@ -68,23 +68,6 @@ func main() {
 	if !r.runAll(all) {
 		os.Exit(1)
 	}
-}
-
-// existing resolves each name a|b of files to the one that exists (the
-// first if none does), so that a file list outlives a rename.
-func existing(files []string) []string {
-	out := make([]string, len(files))
-	for i, f := range files {
-		alts := strings.Split(f, "|")
-		out[i] = alts[0]
-		for _, a := range alts {
-			if _, err := os.Stat(a); err == nil {
-				out[i] = a
-				break
-			}
-		}
-	}
-	return out
 }
 
 // selectMutants returns the mutants of files (in the package's directory)
