@@ -357,6 +357,9 @@ func (p *Platform) apply(q *queueState, acts []func() error) {
 // handler. A dead-letter copy some other publish stored (the original came
 // back: its removal was lost) is not reported nor counted again.
 func (p *Platform) giveUp(d *delivery, m jetstream.Msg, hm hostbridge.Message, r *hostbridge.DeliveryResult) func() error {
+	if p.settledElsewhere(d.q, m) {
+		return p.retry(m, 1) // not reported: another host settled it
+	}
 	dlq := d.s.DeadLetterQueue
 	if dlq == "" {
 		r.Dropped = append(r.Dropped, hm.ID)

@@ -171,24 +171,43 @@
 //     (NumDelivered > 1), whichever host it comes back to, is looked up
 //     before a handler sees it, asking the stream's leader (not a direct
 //     get, which a replica that lags may answer): its copy on
-//     <Prefix>.<queue>.*.r.S first, then itself. A copy found, or the
-//     message not in the stream any more (its copy's deliverer deleted it),
-//     and it is acked and left out, unseen and uncounted. Since a copy
-//     reaches a handler only once its original is gone, an original found
-//     after no copy was found has had no copy handed over. One the server
-//     cannot tell about within the patience is held back as above. So a
-//     retried original never reaches a handler again, and, with no host
-//     crash, a message is never alive twice.
+//     <Prefix>.<queue>.*.r.S first, then itself. A copy found, and it is
+//     acked and left out, unseen and uncounted; the message not in the
+//     stream any more (its copy's deliverer deleted it, or another host
+//     acked it), and it is left out and nak'd, not acked: the server drops
+//     what it no longer holds, and a message that a leader lagging behind
+//     said wrongly was gone comes back, never lost. Since a copy reaches a
+//     handler only once its original is gone, an original found after no
+//     copy was found has had no copy handed over. One the server cannot
+//     tell about within the patience is held back as above. So a retried
+//     original never reaches a handler again, and, with no host crash, a
+//     message is never alive twice.
+//   - An outcome for a message settled meanwhile: before a retry copy or a
+//     dead-letter copy is stored, or a message dropped, the message is
+//     looked up so, whatever its deliveries. One another host settled while
+//     this one held it (its copy stored, or gone from the stream) is not
+//     copied, reported or counted, but nak'd with the delay its copy would
+//     have had, so that a host that held a message too long does not give
+//     it a second life after its copies were handled.
 //   - Where JetStream cannot keep that: a message redelivered while another
-//     host still holds it (the host's lease lapsed past AckWait, or a
-//     consumer leader failed over and lost its in-progress notices) reaches
-//     two handlers at once, the second with attempts + 1; if both retry
-//     it, one copy is stored (the second is refused) with the first's
-//     attempts + 1, so attempts do not go back but may repeat once; if both
-//     dead-letter it, one dead-letter copy is stored. A first delivery
-//     (NumDelivered 1) is not looked up: a server that lost its record of
-//     deliveries (below) can hand a retried original over again, once per
-//     such loss.
+//     host still holds it (the host's lease lapsed past AckWait, or the
+//     consumer's leader changed and the new one lacks the in-progress
+//     notices or the record of the delivery) reaches two handlers at once,
+//     the second with attempts + 1, or the same attempts when the record
+//     was lost. The consumer's leader changes when its node fails, and
+//     also when any node of a cluster comes back from a pause (a stall,
+//     SIGSTOP) and calls an election at once: JetStream's Raft has no
+//     pre-vote, so the leader steps down for the higher term. If both
+//     holders retry it, one copy is stored (the second is refused) with
+//     the first's attempts + 1, so attempts do not go back but may repeat
+//     once; if both dead-letter it, one dead-letter copy is stored. If
+//     they settle it in the same moment, each before the other's copy or
+//     removal reached the server, both outcomes stand: a retry copy and a
+//     dead-letter copy, the retry copy given up in its turn, so the
+//     message reaches the dead-letter queue twice, once more per such
+//     change of leader in its life. A first delivery (NumDelivered 1) is
+//     not looked up: a new leader that lost the record of deliveries can
+//     hand a retried original over again, once per change of leader.
 //   - Attempts count deliveries: the first has the attempts the message
 //     was sent with (1, or Enqueue's), and every delivery after it adds
 //     one, a retry (a new copy stored with attempts + 1) or the same copy
@@ -221,7 +240,8 @@
 //     not come back once its copy is consumed; so the dead-letter queue
 //     stores one copy of a message, except when its original comes back
 //     to another host in the moment between that host's look-up and its
-//     publish while the copy is handed over and acked. A copy the server
+//     publish while the copy is handed over and acked, and when two hosts
+//     held the message at once (above). A copy the server
 //     does not confirm within the patience leaves the message to be
 //     retried a second later (not counted as a retry) and given up again.
 //     Without a DeadLetterQueue the message is removed so (dropped). A

@@ -293,3 +293,53 @@ func TestHostsOriginalGoneWhileHeld(t *testing.T) {
 		t.Errorf("host B would hand the original over (%d of 1 kept) or held it back (log %q); %d messages left", len(got), logs.String(), streamMsgs(t, b, "q"))
 	}
 }
+
+// TestHostsLateOutcomeAfterSettled: host A holds a message past its
+// lease (as when the consumer's leader changes and JetStream hands the
+// message to a second host), so it reaches host B, which settles it: acks
+// it, or, with MaxRetries 0, gives it up to dlq, whose copy B's dlq
+// handler then acks. Only then does A apply its outcome: a retry, or a
+// give-up. A finds the message settled and copies it nowhere: no retry
+// copy gives it a second life, no second dead-letter copy is stored,
+// nothing is reported; the queues end empty and no handler gets it again.
+// Pins D31.
+func TestHostsLateOutcomeAfterSettled(t *testing.T) {
+	for _, deadLetter := range []bool{false, true} {
+		hosts, _ := openHosts(t, 2, func(s *hostbridge.ConsumerSettings) {
+			s.MaxBatchTimeout = 0
+			if deadLetter {
+				s.MaxRetries, s.DeadLetterQueue = 0, "dlq"
+			}
+		})
+		a, b := hosts[0], hosts[1]
+		send(t, a, `1`, 0)
+		qa, m := takeOne(t, a, "q") // held with no lease: back to B after AckWait
+		var seen []string
+		r, _ := deliverWithin(t, b, "q", b.opts.AckWait+3*time.Second, func(ev hostbridge.Event) error {
+			seen = append(seen, bodies(ev)...)
+			return nil
+		})
+		if deadLetter {
+			deliverWithin(t, b, "dlq", 5*time.Second, func(hostbridge.Event) error { return nil })
+		}
+		if n := len(r.Acked) + len(r.DeadLettered); n != 1 || streamMsgs(t, b, "q") != 0 {
+			t.Fatalf("dead letter %v: host B %+v (its handler saw %v), want the message settled", deadLetter, r, seen)
+		}
+		d := a.newDelivery(qa, a.Consumer("q"), []jetstream.Msg{m})
+		if deadLetter {
+			d.err = errors.New("fails")
+		} else {
+			_ = hostbridge.RetryQueueMessage(event{d.b}, 0, 0)
+		}
+		d.b.Close()
+		late := a.finish(d)
+		if len(late.DeadLettered)+len(late.Dropped) != 0 {
+			t.Errorf("dead letter %v: host A's late outcome reported %+v", deadLetter, late)
+		}
+		noHandling(t, b, "q", 2*time.Second)
+		noHandling(t, b, "dlq", time.Second)
+		if n, dl := streamMsgs(t, a, "q"), streamMsgs(t, a, "dlq"); n != 0 || dl != 0 {
+			t.Errorf("dead letter %v: after host A's late outcome q holds %d messages, dlq %d, want 0 and 0", deadLetter, n, dl)
+		}
+	}
+}

@@ -73,8 +73,12 @@ func (p *Platform) storeRetries(q *queueState, rs []retryCopy) []func() error {
 // has not confirmed within copyPatience (it may have stored it or not)
 // falls back to a nak of the original with the delay: it comes back no
 // sooner than the copy would, and then whoever it comes back to looks its
-// copy up first (see dropRetried).
+// copy up first (see dropRetried). An original another host settled while
+// this one held it is not copied (see settledElsewhere).
 func (p *Platform) storeRetry(q *queueState, rc retryCopy) func() error {
+	if p.settledElsewhere(q, rc.m) {
+		return p.retry(rc.m, rc.delay)
+	}
 	o := retryOf(rc, p.retryUnit)
 	msg, opts := q.names.natsMsg(o)
 	if _, err := p.publishConfirmed(msg, opts); err != nil {
@@ -192,13 +196,16 @@ func mayBeRetried(md *jetstream.MsgMetadata) bool { return md.NumDelivered > 1 }
 // dropRetried leaves out of msgs, before they reach a handler, the
 // redelivered ones that are settled already, whichever host settled them:
 // an original whose retry copy is stored (found on its copy's subjects,
-// asking the stream's leader) or that is no longer in the stream (its
-// copy's deliverer deleted it, or it was acked) is acked and left out. The
-// copy is looked up first, then the original: a copy reaches a handler only
-// after its original is gone, so an original found with no copy found
-// before it has none. One the server cannot tell about within
-// copyPatience is held back: nak'd to come back a second later (a delivery
-// no handler saw, that counts). It returns the rest of msgs.
+// asking the stream's leader) is acked and left out; one that is no longer
+// in the stream (its copy's deliverer deleted it, or it was acked) is
+// left out and nak'd, not acked: the server drops a message it no longer
+// holds, and one that a leader lagging behind said wrongly was gone comes
+// back a second later, never lost. The copy is looked up first, then the
+// original: a copy reaches a handler only after its original is gone, so
+// an original found with no copy found before it has none. One the server
+// cannot tell about within copyPatience is held back: nak'd to come back
+// a second later (a delivery no handler saw, that counts). It returns the
+// rest of msgs.
 func (p *Platform) dropRetried(q *queueState, msgs []jetstream.Msg) []jetstream.Msg {
 	state := make([]owed, len(msgs))
 	var wg sync.WaitGroup
@@ -220,8 +227,10 @@ func (p *Platform) dropRetried(q *queueState, msgs []jetstream.Msg) []jetstream.
 		switch state[i] {
 		case owedYes:
 			out = append(out, m)
-		case owedNo:
+		case owedCopied:
 			acts = append(acts, p.ackSync(m))
+		case owedGone:
+			acts = append(acts, p.retry(m, 1))
 		case owedUnknown:
 			p.log().Warn("natsqueue: looking up a redelivered message (held back)", "queue", q.name)
 			acts = append(acts, p.retry(m, 1))
@@ -232,14 +241,36 @@ func (p *Platform) dropRetried(q *queueState, msgs []jetstream.Msg) []jetstream.
 }
 
 // owed is what a lookup found of a redelivered message: still owed to a
-// handler, settled (its copy stored, or gone), or unknown.
+// handler, settled (its copy stored, or gone from the stream), or unknown.
 type owed int
 
 const (
 	owedYes owed = iota
-	owedNo
+	owedCopied
+	owedGone
 	owedUnknown
 )
+
+// settledElsewhere reports whether m, about to be retried or
+// dead-lettered, was settled by another host while this one held it: its
+// retry copy is stored, or it is no longer in the stream (JetStream hands a
+// message to a second host when its consumer's leader changes, or when the
+// first lets its lease lapse). Such a message is not copied again, so that
+// a host that held it too long does not give it a second life, after its
+// copies were handled, acked or dead-lettered. It is nak'd instead, with
+// the delay its copy would have had: the server drops it if it is gone,
+// and if a leader that lagged said so wrongly it comes back, to be looked
+// up again, never lost. The look-up and the publish after it are two
+// steps: two hosts settling one message in the same moment can both copy
+// it (doc.go's bound).
+func (p *Platform) settledElsewhere(q *queueState, m jetstream.Msg) bool {
+	md, err := m.Metadata()
+	if err != nil {
+		return false
+	}
+	o := p.stillOwed(q, md.Sequence.Stream)
+	return o == owedCopied || o == owedGone
+}
 
 // stillOwed looks up the message at seq on q's stream: its retry copy on
 // the copy's subjects, then itself.
@@ -251,7 +282,7 @@ func (p *Platform) stillOwed(q *queueState, seq uint64) owed {
 		_, err := p.api.getMsg(ctx, q.names.stream, msgGetRequest{LastFor: both})
 		if err == nil {
 			cancel()
-			return owedNo
+			return owedCopied
 		}
 		if apiCode(err) == codeNoMessage {
 			_, err = p.api.getMsg(ctx, q.names.stream, msgGetRequest{Seq: seq})
@@ -261,7 +292,7 @@ func (p *Platform) stillOwed(q *queueState, seq uint64) owed {
 			}
 			if apiCode(err) == codeNoMessage {
 				cancel()
-				return owedNo
+				return owedGone
 			}
 		}
 		cancel()
