@@ -228,20 +228,18 @@ func (c *procCluster) faultRound(h *faultHistory, streams []string) {
 		for i := range f.more {
 			nodes = append(nodes, (l+1+i)%3)
 		}
-		c.faultFor(h, streams[:3], f.d, f.sig, nodes...)
+		c.faultFor(h, f.d, f.sig, nodes...)
 	}
 	c.waitHealthy(streams...)
 }
 
 // faultFor sends sig to nodes, waits d, and restarts them (after SIGKILL)
-// or continues them (after SIGSTOP); the history notes whether one of
-// them led the consumer of one of streams.
-func (c *procCluster) faultFor(h *faultHistory, streams []string, d time.Duration, sig syscall.Signal, nodes ...int) {
-	led := c.ledConsumer(streams, nodes)
+// or continues them (after SIGSTOP), recording both in the history.
+func (c *procCluster) faultFor(h *faultHistory, d time.Duration, sig syscall.Signal, nodes ...int) {
 	for _, i := range nodes {
 		c.signal(i, sig)
 	}
-	h.fault(sig, nodes, led)
+	h.fault(sig, nodes)
 	time.Sleep(d)
 	for _, i := range nodes {
 		if sig == syscall.SIGKILL {
@@ -250,7 +248,7 @@ func (c *procCluster) faultFor(h *faultHistory, streams []string, d time.Duratio
 			c.signal(i, syscall.SIGCONT)
 		}
 	}
-	h.fault(0, nodes, false)
+	h.fault(0, nodes)
 }
 
 // waitFaultDrained waits up to 60 s until every send that returned nil

@@ -27,9 +27,8 @@ import (
 //	d <queue> <id> <attempts> <at> <host>                  a handler got it
 //	r <id> <attempts> <delay> <at> <host>                  the handler retried it
 //	a <queue> <id> <attempts> <at> <host>                  the handler acked it
-//	f SIGKILL|SIGSTOP|back [<node> …] <at> [consumer]      a node fault (back: restarted or
-//	                                                       continued; consumer: it hit a queue
-//	                                                       consumer's leader)
+//	f SIGKILL|SIGSTOP|back [<node> …] <at>                 a node fault (back: restarted or
+//	                                                       continued)
 //	k <host> <at>                                          a host process SIGKILLed
 //	n <queue> <messages> <at>                              a new largest stream size
 //
@@ -61,11 +60,12 @@ type faultHistory struct {
 }
 
 // faultSpan is one node fault: from the signal to the restart or SIGCONT
-// (zero while it lasts); consumer says whether a faulted node led a
-// queue's consumer.
+// (zero while it lasts). Every node holds a replica of every stream and
+// consumer (R3 on three nodes), so any fault may change a consumer's
+// leader: the node's own, or, when a node comes back from a pause, any
+// (it calls an election at once, and JetStream's Raft has no pre-vote).
 type faultSpan struct {
 	start, end time.Time
-	consumer   bool
 }
 
 type ackRecord struct {
@@ -178,11 +178,8 @@ func (h *faultHistory) apply(line string) {
 			h.acks[fs[2]] = append(h.acks[fs[2]], ackRecord{at: h.at(fs[4]), host: fs[5], attempts: atoi(3)})
 		}
 	case fs[0] == "f" && len(fs) >= 3:
-		// f <what> [<node> …] <at> [consumer]
-		last, consumer := len(fs)-1, false
-		if fs[last] == "consumer" {
-			last, consumer = last-1, true
-		}
+		// f <what> [<node> …] <at>
+		last := len(fs) - 1
 		at := h.at(fs[last])
 		if fs[1] == "back" {
 			if len(h.spans) > 0 {
@@ -192,7 +189,7 @@ func (h *faultHistory) apply(line string) {
 		}
 		nodes := strings.Fields(strings.Trim(strings.Join(fs[2:last], " "), "[]"))
 		h.faults[fs[1]] += len(nodes)
-		h.spans = append(h.spans, faultSpan{start: at, consumer: consumer})
+		h.spans = append(h.spans, faultSpan{start: at})
 	case fs[0] == "k" && len(fs) == 3:
 		h.kills = append(h.kills, hostKill{host: fs[1], at: h.at(fs[2])})
 	case fs[0] == "n" && len(fs) == 4:
@@ -202,18 +199,13 @@ func (h *faultHistory) apply(line string) {
 	}
 }
 
-// fault records sig sent to nodes (consumer: one of them led a queue's
-// consumer); 0 records their restart or SIGCONT.
-func (h *faultHistory) fault(sig syscall.Signal, nodes []int, consumer bool) {
+// fault records sig sent to nodes; 0 records their restart or SIGCONT.
+func (h *faultHistory) fault(sig syscall.Signal, nodes []int) {
 	what := "back"
 	if sig != 0 {
 		what = map[syscall.Signal]string{syscall.SIGKILL: "SIGKILL", syscall.SIGSTOP: "SIGSTOP"}[sig]
 	}
-	tail := ""
-	if consumer && sig != 0 {
-		tail = " consumer"
-	}
-	h.record("f %s %v %d%s", what, nodes, h.us(time.Now()), tail)
+	h.record("f %s %v %d", what, nodes, h.us(time.Now()))
 }
 
 // hostKilled records a SIGKILL of the host process host.
@@ -336,10 +328,10 @@ const lateBy = time.Second + 2*time.Second
 
 // findEarly finds the deliveries before their send's delay, and those
 // after a retry, with more attempts, before the retry's delay, but where
-// a fault of a consumer's leader came between the handling retried and
-// the early one (doc.go, "Where JetStream cannot keep that": the failover
-// loses the holder's in-progress notices, and the original, its copy not
-// stored yet, reaches a second handler); when late
+// a node fault came between the handling retried and the early one
+// (doc.go, "Where JetStream cannot keep that": a change of the consumer's
+// leader loses the holder's in-progress notices, and the original, its
+// copy not stored yet, reaches a second handler); when late
 // is set (a run with no fault), also the first deliveries later than
 // lateBy past their due time.
 func (h *faultHistory) findEarly(f *findings, late bool) {
@@ -359,8 +351,8 @@ func (h *faultHistory) findEarly(f *findings, late bool) {
 			var next *faultDelivery
 			for i, d := range ds {
 				if d.at.After(r.at) && d.attempts > r.attempts {
-					if d.at.Before(due) && h.faulted(h.handlingOf(id, r), d.at, true) {
-						f.earlyAcrossNode++ // doc.go's bound: two holders across a consumer leader's failover
+					if d.at.Before(due) && h.faulted(h.handlingOf(id, r), d.at) {
+						f.earlyAcrossNode++ // doc.go's bound: two holders across a change of the consumer's leader
 					} else if d.at.Before(due) {
 						f.earlyRetry = append(f.earlyRetry, fmt.Sprintf("%s attempts %d at %d µs (host %s), due %d (retried on %s)", id, d.attempts, h.us(d.at), d.host, h.us(due), r.host))
 					}
@@ -390,35 +382,33 @@ func (h *faultHistory) handlingOf(id string, r retryRecord) time.Time {
 
 // findAttempts checks each message's handlings in order, against the
 // bounds doc.go states ("Attempts count deliveries", "Where JetStream
-// cannot keep that", "At least once"):
+// cannot keep that", "At least once"), where a node fault is what may
+// change a consumer's leader (faultSpan):
 //   - attempts never go back; they grow by one from a handling to the
-//     next, the same again only across a fault of a consumer's leader (it
-//     may lose its record of a delivery), more across a node fault (a
-//     delivery on its way lost, or held back) or by at most one per host
-//     crash between (a delivery to a host that died before its handler
-//     ran); the same across a host crash alone is a crash breaking the
-//     count;
+//     next, the same again only across a node fault (the consumer's new
+//     leader may lack the record of a delivery), more across a node fault
+//     (a delivery on its way lost, or held back) or by at most one per
+//     host crash between (a delivery to a host that died before its
+//     handler ran); the same across a host crash alone is a crash
+//     breaking the count;
 //   - a retried original never reaches a handler again, on whichever
 //     host: no handling has the attempts of one before that retried the
-//     message (its copy has them too), but once per fault of a consumer's
-//     leader in the message's life (a failover loses in-progress notices
-//     and delivery records: a message held by one host reaches another
-//     with attempts + 1, so attempts may repeat once);
+//     message (its copy has them too), but once per node fault in the
+//     message's life (two hosts holding it: attempts may repeat once);
 //   - never alive twice: no handling before the outcome of the one before
 //     on another host, with no fault of that host or of a node between;
 //     none after the message's ack with no fault between;
 //   - attempts never pass MaxRetries+1 on fq, and a message is handled at
 //     most MaxRetries+1 times, plus once per crash of a host that held it
-//     (its last handling before the crash was there) and once per fault
-//     of a consumer's leader in its life;
+//     (its last handling before the crash was there) and once per node
+//     fault in its life;
 //   - a dead-letter copy is stored once: delivered once with attempts 1,
-//     but across a consumer leader's fault when fq's handlers
-//     dead-lettered it once (two handlings that dead-lettered it are two
-//     copies).
+//     but once more per node fault in the message's life (two hosts that
+//     held it at once settled it in the same moment).
 func (h *faultHistory) findAttempts(f *findings) {
 	for id, ds := range h.deliveries {
 		prev := faultDelivery{}
-		repeats := 0 // retried attempts handed over again across a consumer leader's fault
+		repeats := 0 // retried attempts handed over again across a node fault
 		for i, d := range ds {
 			crashes := h.killsBetween(prev.at, d.at)
 			more := d.attempts - prev.attempts
@@ -427,14 +417,14 @@ func (h *faultHistory) findAttempts(f *findings) {
 			case more < 0:
 				f.back = append(f.back, where)
 			case more == 1:
-			case more == 0 && h.retriedAt(id, prev) && repeats < h.consumerFaults(ds[0].at, d.at):
-				repeats++ // doc.go's bound: a consumer leader's failover
+			case more == 0 && h.retriedAt(id, prev) && repeats < h.nodeFaults(ds[0].at, d.at):
+				repeats++ // doc.go's bound: a change of the consumer's leader
 				f.repeatAcrossNode++
 			case more == 0 && h.retriedAt(id, prev):
 				f.originalAgain = append(f.originalAgain, where)
-			case more == 0 && h.faulted(prev.at, d.at, true):
+			case more == 0 && h.faulted(prev.at, d.at):
 				f.sameAcrossNode++
-			case more > 1 && h.faulted(prev.at, d.at, false):
+			case more > 1 && h.faulted(prev.at, d.at):
 				f.moreAcrossNode++
 			case more == 0 && crashes > 0:
 				f.sameAcrossCrash = append(f.sameAcrossCrash, where)
@@ -449,44 +439,50 @@ func (h *faultHistory) findAttempts(f *findings) {
 				f.past = append(f.past, fmt.Sprintf("%s attempts %d (host %s)", id, d.attempts, d.host))
 			}
 			if i > 0 {
-				if out, ok := h.outcome(id, prev); ok && d.at.Before(out) && h.killsOf(prev.host, prev.at, d.at) == 0 && !h.faulted(prev.at, d.at, false) {
+				if out, ok := h.outcome(id, prev); ok && d.at.Before(out) && h.killsOf(prev.host, prev.at, d.at) == 0 && !h.faulted(prev.at, d.at) {
 					f.twice = append(f.twice, fmt.Sprintf("%s attempts %d at %d µs (host %s) while host %s held attempts %d (its outcome at %d µs)", id, d.attempts, h.us(d.at), d.host, prev.host, prev.attempts, h.us(out)))
 				}
 			}
 			prev = d
 		}
-		if held, lost := h.crashesHolding(ds), h.consumerFaults(ds[0].at, ds[len(ds)-1].at); len(ds) > h.maxRetries+1+held+lost {
-			f.over = append(f.over, fmt.Sprintf("%s handled %d times, %d host crashes while held, %d faults of a consumer's leader", id, len(ds), held, lost))
+		if held, lost := h.crashesHolding(ds), h.nodeFaults(ds[0].at, ds[len(ds)-1].at); len(ds) > h.maxRetries+1+held+lost {
+			f.over = append(f.over, fmt.Sprintf("%s handled %d times, %d host crashes while held, %d node faults", id, len(ds), held, lost))
 		}
 		if acks := h.acks[id]; len(acks) > 0 {
 			for _, d := range ds {
-				if first := acks[0].at; d.at.After(first) && !h.faulted(first, d.at, false) && h.killsBetween(first, d.at) == 0 {
+				if first := acks[0].at; d.at.After(first) && !h.faulted(first, d.at) && h.killsBetween(first, d.at) == 0 {
 					f.afterAck = append(f.afterAck, fmt.Sprintf("%s attempts %d at %d µs (host %s), acked at %d", id, d.attempts, h.us(d.at), d.host, h.us(first)))
 				}
 			}
 		}
 	}
 	for id, ds := range h.dead {
-		var firsts []faultDelivery
-		for _, d := range ds {
-			if d.attempts == 1 {
-				firsts = append(firsts, d)
-			}
+		firsts := h.deadCopies(id)
+		if len(firsts) < 2 {
+			continue
 		}
-		letterings := 0 // fq's handlings that dead-lettered it
-		for _, d := range h.deliveries[id] {
-			if d.attempts >= h.maxRetries+1 && h.retriedAt(id, d) {
-				letterings++
-			}
+		life := ds[0].at
+		if fq := h.deliveries[id]; len(fq) > 0 {
+			life = fq[0].at
 		}
-		for i := 1; i < len(firsts); i++ {
-			if letterings <= 1 && h.faulted(firsts[i-1].at, firsts[i].at, true) {
-				f.deadTwiceNode++
-			} else {
-				f.deadTwice = append(f.deadTwice, fmt.Sprintf("%s on %s at %d µs (host %s), and at %d µs (host %s)", id, h.dlq, h.us(firsts[i-1].at), firsts[i-1].host, h.us(firsts[i].at), firsts[i].host))
-			}
+		if extra := len(firsts) - 1; extra <= h.nodeFaults(life, firsts[len(firsts)-1].at) {
+			f.deadTwiceNode += extra
+		} else {
+			f.deadTwice = append(f.deadTwice, fmt.Sprintf("%s on %s %d times, at %d µs (host %s) first and at %d µs (host %s) last", id, h.dlq, len(firsts), h.us(firsts[0].at), firsts[0].host, h.us(firsts[len(firsts)-1].at), firsts[len(firsts)-1].host))
 		}
 	}
+}
+
+// deadCopies are the dead-letter queue's deliveries of id with attempts 1:
+// one a copy stored.
+func (h *faultHistory) deadCopies(id string) []faultDelivery {
+	var firsts []faultDelivery
+	for _, d := range h.dead[id] {
+		if d.attempts == 1 {
+			firsts = append(firsts, d)
+		}
+	}
+	return firsts
 }
 
 // outcome is when the handler that got d recorded its outcome for it (an
@@ -559,12 +555,12 @@ func (h *faultHistory) crashesHolding(ds []faultDelivery) int {
 	return n
 }
 
-// consumerFaults is how many node faults that hit a consumer's leader
-// overlap from…to (with their settling).
-func (h *faultHistory) consumerFaults(from, to time.Time) int {
+// nodeFaults is how many node faults overlap from…to (with their
+// settling).
+func (h *faultHistory) nodeFaults(from, to time.Time) int {
 	n := 0
 	for _, s := range h.spans {
-		if s.consumer && !s.start.After(to) && (s.end.IsZero() || !s.end.Add(faultSettle).Before(from)) {
+		if !s.start.After(to) && (s.end.IsZero() || !s.end.Add(faultSettle).Before(from)) {
 			n++
 		}
 	}
@@ -577,17 +573,12 @@ func (h *faultHistory) consumerFaults(from, to time.Time) int {
 const faultSettle = 5 * time.Second
 
 // faulted reports whether a node fault (or its settling) overlaps
-// from…to, where a failover may lose a delivery's record (the message then
-// comes back with the same attempts: consumer, a fault that hit a
-// consumer's leader) or a delivery on its way (one attempt no handler
-// saw). from is zero before a message's first handling.
-func (h *faultHistory) faulted(from, to time.Time, consumer bool) bool {
-	for _, s := range h.spans {
-		if (s.consumer || !consumer) && !s.start.After(to) && (s.end.IsZero() || !s.end.Add(faultSettle).Before(from)) {
-			return true
-		}
-	}
-	return false
+// from…to, where a change of the consumer's leader may lose a delivery's
+// record (the message then comes back with the same attempts) or a
+// delivery on its way (one attempt no handler saw). from is zero before a
+// message's first handling.
+func (h *faultHistory) faulted(from, to time.Time) bool {
+	return h.nodeFaults(from, to) > 0
 }
 
 // check fails the test on a lost message, an early delivery (or, with
@@ -615,7 +606,7 @@ func (h *faultHistory) check(t *testing.T, late bool) findings {
 		{"attempts not one more than the handling before's, no fault between", f.notOne},
 		{"messages alive twice: handed to a handler while another held them, no fault between", f.twice},
 		{"retried originals handed over again (attempts the same as a handling before that retried the message)", f.originalAgain},
-		{"attempts the same again across a host crash, no consumer leader's fault between", f.sameAcrossCrash},
+		{"attempts the same again across a host crash, no node fault between", f.sameAcrossCrash},
 		{"attempts more than one more per host crash between", f.moreAcrossCrash},
 		{"attempts past MaxRetries+1", f.past},
 		{"messages handled more than MaxRetries+1 times plus the crashes of hosts that held them", f.over},
@@ -632,48 +623,50 @@ func (h *faultHistory) check(t *testing.T, late bool) findings {
 	return f
 }
 
-// expected is what the history says each queue's counters are (the last
-// retry of a message that reached the dead-letter queue was its dead
-// letter: the platform counts every delivery against MaxRetries, a
-// message delivered again after a lost outcome included),
-// and by how much
+// expected is what the history says each queue's counters are, copies
+// being how many dead-letter copies the dead-letter queue's stream stored
+// (its last sequence: nothing else is stored there), and by how much
 // acked + dead-lettered + dropped exceeds sent: the messages stored
-// although their send failed, and each outcome of a message after its
-// first (delivered again: its ack was lost in a failover).
-func (h *faultHistory) expected() (map[string]hostbridge.QueueStats, map[string]int64) {
+// although their send failed, each outcome of a message after its first
+// (delivered again: its ack was lost in a failover), and each dead-letter
+// copy of a message after its first. A retry a handler asked for at
+// attempts past MaxRetries is the message given up (dead-lettered, or
+// found settled by another host: not counted), not a retry: the platform
+// counts every delivery against MaxRetries.
+func (h *faultHistory) expected(copies int64) (map[string]hostbridge.QueueStats, map[string]int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	want := map[string]hostbridge.QueueStats{"fq": {Sent: int64(h.okSends["fq"])}}
+	want := map[string]hostbridge.QueueStats{"fq": {Sent: int64(h.okSends["fq"]), DeadLettered: copies}}
 	if n, ok := h.okSends["bq"]; ok {
 		want["bq"] = hostbridge.QueueStats{Sent: int64(n)}
 	}
-	excess := map[string]int64{}
+	excess := map[string]int64{"fq": copies}
 	for id, ds := range h.deliveries {
 		q := ds[0].queue
 		w := want[q]
 		w.Delivered += int64(len(ds))
 		w.Acked += int64(len(h.acks[id]))
-		outcomes, retries := len(h.acks[id]), len(h.retries[id])
-		if len(h.dead[id]) > 0 && retries > 0 { // its last retry was its dead letter
-			w.DeadLettered++
-			outcomes++
-			retries--
+		for _, r := range h.retries[id] {
+			if q != "fq" || r.attempts <= h.maxRetries {
+				w.Retried++
+			}
 		}
-		w.Retried += int64(retries)
 		want[q] = w
-		excess[q] += int64(max(outcomes-1, 0))
+		excess[q] += int64(len(h.acks[id]))
+		if len(h.acks[id]) > 0 || len(h.dead[id]) > 0 {
+			excess[q]-- // its first outcome
+		}
 		if !h.sends[id].ok {
 			excess[q]++
 		}
 	}
-	var dlq hostbridge.QueueStats
+	dlq := hostbridge.QueueStats{Sent: copies}
 	for id, ds := range h.dead {
-		dlq.Sent++
 		dlq.Delivered += int64(len(ds))
 		dlq.Acked += int64(h.deadAcks[id])
-		excess[h.dlq] += int64(max(h.deadAcks[id]-1, 0))
 	}
 	want[h.dlq] = dlq
+	excess[h.dlq] = dlq.Acked - copies
 	return want, excess
 }
 
@@ -690,7 +683,11 @@ func (h *faultHistory) checkCounters(t *testing.T, c *procCluster, prefix string
 		t.Fatal(err)
 	}
 	defer p.Close()
-	want, excess := h.expected()
+	info, err := c.streamInfo(p.namesOf(h.dlq).stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, excess := h.expected(int64(info.State.LastSeq))
 	off := 0
 	for q, w := range want {
 		got := p.Stats(q)
@@ -727,8 +724,8 @@ func (h *faultHistory) summary(f findings, handlings func(id string) int) string
 	}
 	s := fmt.Sprintf("sends ok fq %d bq %d, failed %v (stored all the same %d); deliveries %d, extra deliveries %d, dead-lettered %d; nodes signalled %v, hosts killed %d; "+
 		"lost %d, early sends %d, early retries %d, late %d, attempts back %d, not one more %d, alive twice %d, retried original again %d, same across a host crash %d, more across a host crash %d, past MaxRetries+1 %d, "+
-		"handled too often %d, again after ack %d, dead-letter copies twice %d; explained: same across a consumer leader fault %d, retried attempts again across one %d, early across one %d, more across a node fault %d, more by crashes %d, "+
-		"dead-letter copy again across a consumer leader fault %d; bq largest %d of %d",
+		"handled too often %d, again after ack %d, dead-letter copies twice %d; explained: same across a node fault %d, retried attempts again across one %d, early across one %d, more across one %d, more by crashes %d, "+
+		"dead-letter copy again across one %d; bq largest %d of %d",
 		h.okSends["fq"], h.okSends["bq"], h.sendErrs, strays, n, dup, len(h.dead), h.faults, len(h.kills),
 		len(f.lost), len(f.earlySend), len(f.earlyRetry), len(f.late), len(f.back), len(f.notOne), len(f.twice), len(f.originalAgain), len(f.sameAcrossCrash), len(f.moreAcrossCrash), len(f.past),
 		len(f.over), len(f.afterAck), len(f.deadTwice), f.sameAcrossNode, f.repeatAcrossNode, f.earlyAcrossNode, f.moreAcrossNode, f.moreCrashes, f.deadTwiceNode, h.largest, faultMaxPending)

@@ -174,20 +174,6 @@ func (c *procCluster) consumerLeader(stream string) int {
 	return i
 }
 
-// ledConsumer reports whether one of nodes leads the consumer of one of
-// streams, or the cluster does not say who leads one.
-func (c *procCluster) ledConsumer(streams []string, nodes []int) bool {
-	for _, s := range streams {
-		l := c.consumerLeader(s)
-		for _, n := range nodes {
-			if l == -1 || l == n {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // healthy reports whether the cluster can place and write an R3 stream and
 // each of streams has a leader and two current replicas.
 func (c *procCluster) healthy(streams ...string) error {

@@ -262,7 +262,7 @@ func (r *mhRun) faultNodes(end time.Time, calm time.Duration, queues, all []stri
 		case 2:
 			node = r.c.leader(all[len(all)-1])
 		}
-		r.c.faultFor(r.h, queues, f.d, f.sig, node)
+		r.c.faultFor(r.h, f.d, f.sig, node)
 	}
 }
 
