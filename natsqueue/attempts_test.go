@@ -19,45 +19,65 @@ import (
 // attempts 1, 2, 3. Those redeliveries count toward MaxRetries (3 here)
 // as the attempts do: the third, failing, is retried as a copy with
 // attempts 4, whose failure is past MaxRetries+1 deliveries and
-// dead-letters it with attempts 4. Pins D31.
+// dead-letters it with attempts 4. The same when the embedded server
+// forgets each delivery, as it does when the host process, and the server
+// in it, is killed within 100 ms of a fetch (here the queue's consumer is
+// deleted before the next host opens the store, so that it delivers the
+// message as new, at once): the next host counts what the server forgot
+// from the delivery journal. Pins D31.
 func TestAttemptsAfterCrash(t *testing.T) {
-	o := storeOptions(t)
-	o.AckWait, o.Logger = time.Second, slog.New(slog.NewTextHandler(io.Discard, nil))
-	o.Timeout = 300 * time.Millisecond // the dead host's counts give up sooner
-	var seen []int
-	record := func(ev hostbridge.Event) error {
-		for _, m := range ev.Batch().Messages() {
-			seen = append(seen, m.Attempts)
-		}
-		return errors.New("failing")
-	}
-	var last hostbridge.DeliveryResult
-	for i, crash := range []bool{true, true, false} {
-		p := openBound(t, o)
-		setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) {
-			s.MaxBatchTimeout, s.MaxRetries, s.RetryDelay, s.DeadLetterQueue = 0, 3, 0, "dlq"
-		})
-		if i == 0 {
-			send(t, p, `1`, 0)
-		}
-		h := record
-		if crash {
-			h = func(ev hostbridge.Event) error {
-				p.Conn().Close() // the host dies: no outcome reaches the server
-				return record(ev)
+	for _, forgets := range []bool{false, true} {
+		o := storeOptions(t)
+		o.AckWait, o.Logger = time.Second, slog.New(slog.NewTextHandler(io.Discard, nil))
+		o.Timeout = 300 * time.Millisecond // the dead host's counts give up sooner
+		var seen []int
+		record := func(ev hostbridge.Event) error {
+			for _, m := range ev.Batch().Messages() {
+				seen = append(seen, m.Attempts)
 			}
+			return errors.New("failing")
 		}
-		last, _ = deliverWithin(t, p, "q", o.AckWait+5*time.Second, h)
-		for !crash && len(last.DeadLettered) == 0 && len(seen) < 6 {
-			last, _ = deliverWithin(t, p, "q", 5*time.Second, h)
+		var last hostbridge.DeliveryResult
+		for i, crash := range []bool{true, true, false} {
+			p := openBound(t, o)
+			setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) {
+				s.MaxBatchTimeout, s.MaxRetries, s.RetryDelay, s.DeadLetterQueue = 0, 3, 0, "dlq"
+			})
+			if i == 0 {
+				send(t, p, `1`, 0)
+			} else if forgets {
+				forgetDeliveries(t, p, "q")
+			}
+			h := record
+			if crash {
+				h = func(ev hostbridge.Event) error {
+					p.Conn().Close() // the host dies: no outcome reaches the server
+					return record(ev)
+				}
+			}
+			last, _ = deliverWithin(t, p, "q", o.AckWait+5*time.Second, h)
+			for !crash && len(last.DeadLettered) == 0 && len(seen) < 6 {
+				last, _ = deliverWithin(t, p, "q", 5*time.Second, h)
+			}
+			_ = p.Close()
 		}
-		_ = p.Close()
+		if fmt.Sprint(seen) != "[1 2 3 4]" {
+			t.Errorf("server forgets %v: a handler saw attempts %v, want [1 2 3 4]", forgets, seen)
+		}
+		if len(last.DeadLettered) != 1 || last.DeadLettered[0].Attempts != 4 {
+			t.Errorf("server forgets %v: the last delivery: %+v, want one dead letter with attempts 4", forgets, last)
+		}
 	}
-	if fmt.Sprint(seen) != "[1 2 3 4]" {
-		t.Errorf("a handler saw attempts %v, want [1 2 3 4]", seen)
-	}
-	if len(last.DeadLettered) != 1 || last.DeadLettered[0].Attempts != 4 {
-		t.Errorf("the last delivery: %+v, want one dead letter with attempts 4", last)
+}
+
+// forgetDeliveries deletes queue's consumer, whose record of deliveries
+// goes with it: p makes it again, and it delivers every message as new.
+func forgetDeliveries(t *testing.T, p *Platform, queue string) {
+	t.Helper()
+	ctx, cancel := p.ctx()
+	defer cancel()
+	if err := p.js.DeleteConsumer(ctx, p.namesOf(queue).stream, consumerName); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -54,6 +54,9 @@ func (p *Platform) Deliver(ctx context.Context, queue string, handler func(hostb
 	}
 	d := p.newDelivery(q, s, p.dropOriginals(q, p.dropRetried(q, msgs)))
 	if len(d.taken) > 0 {
+		if err := p.journal().record(d.taken, d.counts); err != nil {
+			p.log().Warn("natsqueue: delivery journal", "queue", queue, "err", err)
+		}
 		d.err = callHandler(handler, event{d.b})
 	}
 	d.b.Close()
@@ -114,6 +117,14 @@ func fetch(cons jetstream.Consumer, l *lease, n int, wait time.Duration) ([]jets
 		out = append(out, m)
 	}
 	return out, mb.Error()
+}
+
+// journal is the embedded server's delivery journal, nil on URLs.
+func (p *Platform) journal() *deliveryJournal {
+	if p.own == nil {
+		return nil
+	}
+	return p.own.journal
 }
 
 // readyAt is when m became ready: when it was stored (or its schedule
@@ -197,6 +208,7 @@ type delivery struct {
 	b         *hostbridge.BatchRecord
 	taken     []jetstream.Msg // the handler's messages, as b.Messages()
 	tries     []int           // deliveries of each from this queue
+	counts    []uint64        // deliveries of each as a copy, this one included (the journal's)
 	exhausted []exhausted     // delivered more than MaxRetries+1 times already (a consumer died)
 	err       error
 }
@@ -207,19 +219,26 @@ type exhausted struct {
 	hm hostbridge.Message
 }
 
-// newDelivery reads msgs; those already past MaxRetries+1 deliveries (their
+// newDelivery reads msgs, counting the deliveries the server forgot (see
+// deliveryJournal); those already past MaxRetries+1 deliveries (their
 // consumer died or let the lease lapse) skip the handler.
 func (p *Platform) newDelivery(q *queueState, s hostbridge.ConsumerSettings, msgs []jetstream.Msg) *delivery {
 	d := &delivery{q: q, s: s}
 	var hms []hostbridge.Message
 	for _, m := range msgs {
 		hm, tries := message(m)
+		count := uint64(1)
+		if md, err := m.Metadata(); err == nil {
+			lost := p.journal().forgotten(md)
+			hm.Attempts, tries, count = hm.Attempts+int(lost), tries+int(lost), md.NumDelivered+lost
+		}
 		if tries > s.MaxRetries+1 {
 			d.exhausted = append(d.exhausted, exhausted{m: m, hm: hm})
 			continue
 		}
 		d.taken = append(d.taken, m)
 		d.tries = append(d.tries, tries)
+		d.counts = append(d.counts, count)
 		hms = append(hms, hm)
 	}
 	d.b = hostbridge.NewBatchRecord(q.name, hms)

@@ -214,15 +214,21 @@
 //     back (its host died holding it, let its lease lapse, or lost its
 //     ack: the stored attempts plus JetStream's count of the copy's
 //     deliveries before). So attempts never go back and grow by one from
-//     one delivery to the next, except where a crash breaks the count: the
-//     same attempts again when the server lost its record of the delivery
-//     (the copy comes back at once: the embedded server writes a
-//     consumer's records at most every 100 ms, so a host killed within
-//     about 100 ms of a fetch loses them; a cluster's servers outlive the
-//     host and keep them, but a consumer leader that fails may not). A
-//     delivery no handler saw (its host died before its handler ran, or it
-//     was held back above) adds one all the same, so the next handler sees
-//     two more. MaxRetries counts the same deliveries, copies' and
+//     one delivery to the next, a host crash's included. The embedded
+//     server writes a consumer's records at most every 100 ms, so a host
+//     killed within about 100 ms of a fetch takes the record of those
+//     deliveries with it (the server dies with the host) and the message
+//     comes back at once with the server's count unchanged: natsqueue
+//     writes a line a message to a delivery journal (StoreDir/
+//     natsqueue.deliveries, one write(2) a batch, before the handler
+//     runs; lines kept 10 to 20 s) and the next Platform on the store
+//     adds what the server forgot. A SIGKILL keeps the journal (the page
+//     cache); a power cut keeps what the store's last sync wrote, so after
+//     one attempts may repeat once. A cluster's servers outlive the host
+//     and keep the records, but a consumer's new leader may not (below).
+//     A delivery no handler saw (its host died before its handler ran, or
+//     it was held back above) adds one all the same, so the next handler
+//     sees two more. MaxRetries counts the same deliveries, copies' and
 //     redeliveries alike, so attempts reach at most MaxRetries+1 for a
 //     message sent with 1.
 //   - Dead letters: after MaxRetries+1 deliveries a failing message is
@@ -252,11 +258,12 @@
 //   - At least once: a host that dies holding a batch leaves its messages
 //     to come back after AckWait (an embedded server that restarts keeps
 //     the time of a delivery in whole seconds, so up to 1 s sooner; at once
-//     when the server lost its record of the delivery) with attempts + 1
-//     (the same when the record was lost), and that delivery counts toward
-//     MaxRetries; so an always-failing message reaches handlers at most
-//     MaxRetries+1 times plus once for each crash that lost the record of
-//     its delivery; an ack lost with a connection is a duplicate delivery.
+//     when the server lost its record of the delivery) with attempts + 1,
+//     and that delivery counts toward MaxRetries; so an always-failing
+//     message reaches handlers at most MaxRetries+1 times, plus once for
+//     each change of the consumer's leader in its life (above) and once
+//     for each power cut that took the journal's last lines; an ack lost
+//     with a connection is a duplicate delivery.
 //     A host that dies between a retry's copy being stored and its
 //     original's removal leaves both: whichever comes back first, the copy
 //     alone reaches a handler (above). Nothing accepted is lost.

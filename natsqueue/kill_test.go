@@ -173,11 +173,14 @@ func startHost(t *testing.T, dir string, send int) *exec.Cmd {
 // TestRetriesUnderKill: a host whose every batch fails is SIGKILLed again
 // and again while it sends, handles and retries. Every message sent
 // reaches the dead-letter queue; no retry comes back before its delay
-// after the handler that failed it returned; attempts never go back and
+// after the handler that failed it returned (a batch whose host was
+// killed before it stored the retries comes back as a dead host's batch,
+// see retryDue); attempts never go back and
 // grow by one from one handling to the next, a batch back from a killed
-// host included (the same or more only where a kill explains it, see
-// attemptsError); no message has attempts past MaxRetries+1, and each is
-// handled at most MaxRetries+1 times plus once per SIGKILL.
+// host included (more only where a kill explains it, never the same, see
+// attemptsError); no message has attempts past MaxRetries+1, and none is
+// handled more than MaxRetries+1 times: every delivery a handler saw
+// counts, a killed host's too.
 // Pins D31.
 func TestRetriesUnderKill(t *testing.T) {
 	if testing.Short() {
@@ -345,28 +348,24 @@ func (h *history) check(t *testing.T, killed []time.Time) {
 	early, off := 0, 0
 	across := map[int]int{} // handlings after a kill, by attempts added
 	for body, hs := range h.handled {
-		first := 0 // the first handling with hs[i]'s attempts
 		for i, d := range hs {
-			if i > 0 && d.attempts != hs[i-1].attempts {
-				first = i
-			}
 			if i > 0 && killsBetween(killed, hs[i-1].at, d.at) > 0 {
 				across[d.attempts-hs[i-1].attempts]++
 			}
-			if e := h.attemptsError(hs, i, first, killed); e != "" {
+			if e := h.attemptsError(hs, i, killed); e != "" {
 				off++
 				t.Errorf("%s: %s", body, e)
 			}
 			if d.attempts > hostMaxRetries+1 {
 				t.Errorf("%s: attempts %d past MaxRetries+1", body, d.attempts)
 			}
-			if due, ok := h.retryDue(body, d.attempts); ok && d.at.Before(due) {
+			if due, ok := h.retryDue(body, d.attempts, d.at, killed); ok && d.at.Before(due) {
 				early++
 				t.Errorf("%s: attempts %d back %v before its retry was due", body, d.attempts, due.Sub(d.at))
 			}
 		}
-		if len(hs) > hostMaxRetries+1+len(killed) {
-			t.Errorf("%s: handled %d times, MaxRetries %d, %d kills", body, len(hs), hostMaxRetries, len(killed))
+		if len(hs) > hostMaxRetries+1 {
+			t.Errorf("%s: handled %d times, MaxRetries %d (%d kills)", body, len(hs), hostMaxRetries, len(killed))
 		}
 	}
 	t.Logf("handlings with a kill since the one before, by attempts added: %v", across)
@@ -375,15 +374,13 @@ func (h *history) check(t *testing.T, killed []time.Time) {
 	}
 }
 
-// attemptsError says what is wrong with the attempts of hs[i] (first is
-// the first handling with the same attempts), "" if nothing: every
-// delivery adds one, so attempts are one more than the handling before's;
-// more where a kill took deliveries no handler saw (one per kill at
-// most: a host that died during a fetch), the same where a kill made the
-// server lose its record of the delivery (an original retried before a
-// kill no longer comes back to a handler: its copy is looked up first),
-// never fewer.
-func (h *history) attemptsError(hs []handling, i, first int, killed []time.Time) string {
+// attemptsError says what is wrong with the attempts of hs[i], "" if
+// nothing: every delivery adds one, so attempts are one more than the
+// handling before's; more where a kill took deliveries no handler saw
+// (one per kill at most: a host that died during a fetch), never the
+// same (a kill that made the server forget a delivery a handler saw is
+// counted from the delivery journal) nor fewer.
+func (h *history) attemptsError(hs []handling, i int, killed []time.Time) string {
 	if i == 0 {
 		if hs[0].attempts > 1+killsBetween(killed, time.Time{}, hs[0].at) {
 			return fmt.Sprintf("first handled with attempts %d", hs[0].attempts)
@@ -394,8 +391,8 @@ func (h *history) attemptsError(hs []handling, i, first int, killed []time.Time)
 	switch {
 	case d.attempts < prev.attempts:
 		return fmt.Sprintf("attempts %d after %d", d.attempts, prev.attempts)
-	case d.attempts == prev.attempts && killsBetween(killed, hs[max(first-1, 0)].at, d.at) == 0:
-		return fmt.Sprintf("attempts %d again, no kill since the handling before it", d.attempts)
+	case d.attempts == prev.attempts:
+		return fmt.Sprintf("attempts %d again (%d kills since the handling before it)", d.attempts, killsBetween(killed, prev.at, d.at))
 	case d.attempts > prev.attempts+1+killsBetween(killed, prev.at, d.at):
 		return fmt.Sprintf("attempts %d after %d with %d kills between", d.attempts, prev.attempts, killsBetween(killed, prev.at, d.at))
 	}
@@ -404,10 +401,13 @@ func (h *history) attemptsError(hs []handling, i, first int, killed []time.Time)
 
 // retryDue is when a handling with attempts may come at the earliest as
 // the retry of the one with an attempt less that failed first: its retry
-// delay after that handling returned.
-func (h *history) retryDue(body string, attempts int) (time.Time, bool) {
+// delay after that handling returned. ok is false where no handling
+// failed so, or a kill came between it and at: the host may have died
+// before it stored the retry, and then the message comes back as a batch
+// a dead host held (at once when the server forgot the delivery).
+func (h *history) retryDue(body string, attempts int, at time.Time, killed []time.Time) (due time.Time, ok bool) {
 	f, ok := h.failed[body][attempts-1]
-	return f.Add(hostRetryDelay * time.Second), ok
+	return f.Add(hostRetryDelay * time.Second), ok && killsBetween(killed, f, at) == 0
 }
 
 // killsBetween is how many of killed fall between from and to.

@@ -190,8 +190,11 @@ func (p *Platform) retry(m jetstream.Msg, delaySeconds int) func() error {
 }
 
 // mayBeRetried reports whether a message delivered so could be an original
-// that a host retried (or dead-lettered) already: one delivered before.
-func mayBeRetried(md *jetstream.MsgMetadata) bool { return md.NumDelivered > 1 }
+// that a host retried (or dead-lettered) already: one delivered before,
+// as the server counts or as the delivery journal remembers.
+func (p *Platform) mayBeRetried(md *jetstream.MsgMetadata) bool {
+	return md.NumDelivered+p.journal().forgotten(md) > 1
+}
 
 // dropRetried leaves out of msgs, before they reach a handler, the
 // redelivered ones that are settled already, whichever host settled them:
@@ -211,7 +214,7 @@ func (p *Platform) dropRetried(q *queueState, msgs []jetstream.Msg) []jetstream.
 	var wg sync.WaitGroup
 	for i, m := range msgs {
 		md, err := m.Metadata()
-		if err != nil || !mayBeRetried(md) {
+		if err != nil || !p.mayBeRetried(md) {
 			continue
 		}
 		wg.Add(1)
