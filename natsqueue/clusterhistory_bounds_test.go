@@ -14,7 +14,8 @@ import (
 // on histories written by hand (MaxRetries 3, times in µs). A node fault
 // is a change of the consumer's leader for the bounds: the same attempts
 // again, a retried original again, one more dead-letter copy, one more
-// handling, each once per fault in the message's life. Pins D31.
+// handling, each once per fault in the message's life; attempts go back
+// only just after a paused node's return. Pins D31.
 func TestFaultHistoryBounds(t *testing.T) {
 	const fault = "f SIGSTOP [1] 1500000\nf back [1] 2500000\n"
 	for _, c := range []struct {
@@ -27,8 +28,12 @@ func TestFaultHistoryBounds(t *testing.T) {
 			func(f findings) bool { return len(f.lost) == 1 }},
 		{"early retry", "s fq m 0 0 10 ok\nd fq m 1 100 h0\nr m 1 2 200 h0\nd fq m 2 1200000 h1\na fq m 2 1300000 h1\n",
 			func(f findings) bool { return len(f.earlyRetry) == 1 }},
-		{"attempts back", "s fq m 0 0 10 ok\nd fq m 1 100 h0\nr m 1 0 200 h0\nd fq m 2 300 h1\nr m 2 0 400 h1\nd fq m 1 3000000 h2\na fq m 1 3000100 h2\n" + fault,
+		{"attempts back", "s fq m 0 0 10 ok\nd fq m 1 100 h0\nr m 1 0 200 h0\nd fq m 2 300 h1\nr m 2 0 400 h1\nd fq m 1 3000000 h2\na fq m 1 3000100 h2\nf SIGKILL [1] 1500000\nf back [1] 2500000\n",
 			func(f findings) bool { return len(f.back) == 1 }},
+		{"attempts back long after a pause", "s fq m 0 0 10 ok\nd fq m 1 100 h0\nr m 1 0 200 h0\nd fq m 2 300 h1\nr m 2 0 400 h1\nd fq m 1 8000000 h2\na fq m 1 8000100 h2\n" + fault,
+			func(f findings) bool { return len(f.back) == 1 }},
+		{"attempts back just after a pause", "s fq m 0 0 10 ok\nd fq m 1 100 h0\nr m 1 0 200 h0\nd fq m 2 300 h1\nr m 2 0 400 h1\nd fq m 1 3000000 h2\na fq m 1 3000100 h2\n" + fault,
+			func(f findings) bool { return len(f.back) == 0 && f.backAfterPause == 1 }},
 		{"retried original again", "s fq m 0 0 10 ok\nd fq m 1 100 h0\nr m 1 0 200 h0\nd fq m 1 300 h1\na fq m 1 400 h1\n",
 			func(f findings) bool { return len(f.originalAgain) == 1 }},
 		{"retried original again across a node fault", "s fq m 0 0 10 ok\nd fq m 1 100 h0\nr m 1 0 200 h0\nd fq m 1 3000000 h1\na fq m 1 3000100 h1\n" + fault,
@@ -82,5 +87,5 @@ func clean(f findings) bool {
 			return false
 		}
 	}
-	return f.sameAcrossNode+f.repeatAcrossNode+f.earlyAcrossNode+f.moreAcrossNode+f.moreCrashes+f.deadTwiceNode == 0
+	return f.sameAcrossNode+f.repeatAcrossNode+f.earlyAcrossNode+f.moreAcrossNode+f.moreCrashes+f.deadTwiceNode+f.backAfterPause == 0
 }

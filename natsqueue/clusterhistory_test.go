@@ -66,6 +66,7 @@ type faultHistory struct {
 // (it calls an election at once, and JetStream's Raft has no pre-vote).
 type faultSpan struct {
 	start, end time.Time
+	paused     bool // SIGSTOP: the node came back still taking itself for the leader it was
 }
 
 type ackRecord struct {
@@ -189,7 +190,7 @@ func (h *faultHistory) apply(line string) {
 		}
 		nodes := strings.Fields(strings.Trim(strings.Join(fs[2:last], " "), "[]"))
 		h.faults[fs[1]] += len(nodes)
-		h.spans = append(h.spans, faultSpan{start: at})
+		h.spans = append(h.spans, faultSpan{start: at, paused: fs[1] == "SIGSTOP"})
 	case fs[0] == "k" && len(fs) == 3:
 		h.kills = append(h.kills, hostKill{host: fs[1], at: h.at(fs[2])})
 	case fs[0] == "n" && len(fs) == 4:
@@ -299,7 +300,7 @@ func (h *faultHistory) done(id string) bool {
 type findings struct {
 	lost, earlySend, earlyRetry, late, back, notOne, twice, originalAgain, sameAcrossCrash, moreAcrossCrash, past, over, afterAck, deadTwice []string
 
-	sameAcrossNode, repeatAcrossNode, earlyAcrossNode, moreAcrossNode, moreCrashes, deadTwiceNode int
+	sameAcrossNode, repeatAcrossNode, earlyAcrossNode, moreAcrossNode, moreCrashes, deadTwiceNode, backAfterPause int
 }
 
 // lost is every id whose send returned nil and that has not reached its
@@ -384,8 +385,10 @@ func (h *faultHistory) handlingOf(id string, r retryRecord) time.Time {
 // bounds doc.go states ("Attempts count deliveries", "Where JetStream
 // cannot keep that", "At least once"), where a node fault is what may
 // change a consumer's leader (faultSpan):
-//   - attempts never go back; they grow by one from a handling to the
-//     next, the same again only across a node fault (the consumer's new
+//   - attempts never go back, but within faultSettle after a node came
+//     back from a pause (it may serve, as the consumer's leader it was,
+//     messages as they stood when it stopped); they grow by one from a
+//     handling to the next, the same again only across a node fault (the consumer's new
 //     leader may lack the record of a delivery), more across a node fault
 //     (a delivery on its way lost, or held back) or by at most one per
 //     host crash between (a delivery to a host that died before its
@@ -414,6 +417,8 @@ func (h *faultHistory) findAttempts(f *findings) {
 			more := d.attempts - prev.attempts
 			where := fmt.Sprintf("%s %d after %d at %d µs (host %s after %s)", id, d.attempts, prev.attempts, h.us(d.at), d.host, prev.host)
 			switch {
+			case more < 0 && h.resumedBefore(d.at):
+				f.backAfterPause++ // doc.go's bound: a leader back from a pause serves its old state
 			case more < 0:
 				f.back = append(f.back, where)
 			case more == 1:
@@ -572,6 +577,17 @@ func (h *faultHistory) nodeFaults(from, to time.Time) int {
 // back after AckWait.
 const faultSettle = 5 * time.Second
 
+// resumedBefore reports whether a paused node came back within
+// faultSettle before at.
+func (h *faultHistory) resumedBefore(at time.Time) bool {
+	for _, s := range h.spans {
+		if s.paused && !s.end.IsZero() && !s.end.After(at) && at.Sub(s.end) <= faultSettle {
+			return true
+		}
+	}
+	return false
+}
+
 // faulted reports whether a node fault (or its settling) overlaps
 // from…to, where a change of the consumer's leader may lose a delivery's
 // record (the message then comes back with the same attempts) or a
@@ -725,10 +741,10 @@ func (h *faultHistory) summary(f findings, handlings func(id string) int) string
 	s := fmt.Sprintf("sends ok fq %d bq %d, failed %v (stored all the same %d); deliveries %d, extra deliveries %d, dead-lettered %d; nodes signalled %v, hosts killed %d; "+
 		"lost %d, early sends %d, early retries %d, late %d, attempts back %d, not one more %d, alive twice %d, retried original again %d, same across a host crash %d, more across a host crash %d, past MaxRetries+1 %d, "+
 		"handled too often %d, again after ack %d, dead-letter copies twice %d; explained: same across a node fault %d, retried attempts again across one %d, early across one %d, more across one %d, more by crashes %d, "+
-		"dead-letter copy again across one %d; bq largest %d of %d",
+		"dead-letter copy again across one %d, attempts back after a paused node's return %d; bq largest %d of %d",
 		h.okSends["fq"], h.okSends["bq"], h.sendErrs, strays, n, dup, len(h.dead), h.faults, len(h.kills),
 		len(f.lost), len(f.earlySend), len(f.earlyRetry), len(f.late), len(f.back), len(f.notOne), len(f.twice), len(f.originalAgain), len(f.sameAcrossCrash), len(f.moreAcrossCrash), len(f.past),
-		len(f.over), len(f.afterAck), len(f.deadTwice), f.sameAcrossNode, f.repeatAcrossNode, f.earlyAcrossNode, f.moreAcrossNode, f.moreCrashes, f.deadTwiceNode, h.largest, faultMaxPending)
+		len(f.over), len(f.afterAck), len(f.deadTwice), f.sameAcrossNode, f.repeatAcrossNode, f.earlyAcrossNode, f.moreAcrossNode, f.moreCrashes, f.deadTwiceNode, f.backAfterPause, h.largest, faultMaxPending)
 	if h.file != nil {
 		_, _ = fmt.Fprintf(h.file, "# %s\n", s)
 		s += "; history " + h.file.Name()

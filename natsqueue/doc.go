@@ -207,14 +207,24 @@
 //     message reaches the dead-letter queue twice, once more per such
 //     change of leader in its life. A first delivery (NumDelivered 1) is
 //     not looked up: a new leader that lost the record of deliveries can
-//     hand a retried original over again, once per change of leader.
+//     hand a retried original over again, once per change of leader. And
+//     a node that comes back from a pause may still act, for a moment
+//     before it hears of the new term, as the consumer's leader it was
+//     (JetStream's Raft serves a pull from the leader's own state, not
+//     through the log): it hands out messages as they stood when it
+//     stopped, so a message handled since can reach a handler again as a
+//     first delivery, with the attempts it had then: attempts go back. A
+//     message settled since is then not retried nor dead-lettered again
+//     (looked up first, above), but its handler runs. The fault suite sees
+//     this only in the seconds after a paused node's return (it allows 5).
 //   - Attempts count deliveries: the first has the attempts the message
 //     was sent with (1, or Enqueue's), and every delivery after it adds
 //     one, a retry (a new copy stored with attempts + 1) or the same copy
 //     back (its host died holding it, let its lease lapse, or lost its
 //     ack: the stored attempts plus JetStream's count of the copy's
 //     deliveries before). So attempts never go back and grow by one from
-//     one delivery to the next, a host crash's included. The embedded
+//     one delivery to the next, a host crash's included (but where a
+//     cluster's leaders change, below). The embedded
 //     server writes a consumer's records at most every 100 ms, so a host
 //     killed within about 100 ms of a fetch takes the record of those
 //     deliveries with it (the server dies with the host) and the message

@@ -268,8 +268,9 @@ func TestOlderStreamUpgraded(t *testing.T) {
 // retry copy's removal was lost on host A) while the copy reaches a
 // handler on A, whose delivery deletes the original first, and is acked:
 // when B looks the original up, no copy is left, but the original is not
-// in the stream either (10037, by number), so B leaves it out and acks it
-// at once, not held back for want of an answer; no handler sees it.
+// in the stream either (10037, by number), so B leaves it out at once,
+// nak'd for the server to drop, not held back for want of an answer; no
+// handler sees it.
 func TestHostsOriginalGoneWhileHeld(t *testing.T) {
 	hosts, _ := openHosts(t, 2, func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
 	a, b := hosts[0], hosts[1]
