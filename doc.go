@@ -112,7 +112,9 @@
 //     loss, unless the operator chose a documented loss window; across
 //     restarts and failover delays never fire early, attempts never go
 //     back and counters lose nothing but to a host crash; delivery is at
-//     least once (Q93).
+//     least once (Q93). Where the engine cannot keep one of these, the
+//     platform's doc states when and the bound, and its fault suite
+//     checks it.
 //
 // # Request and URL
 //
