@@ -186,9 +186,10 @@
 //     dead-letter copy is stored, or a message dropped, the message is
 //     looked up so, whatever its deliveries. One another host settled while
 //     this one held it (its copy stored, or gone from the stream) is not
-//     copied, reported or counted, but nak'd with the delay its copy would
-//     have had, so that a host that held a message too long does not give
-//     it a second life after its copies were handled.
+//     copied, but nak'd with the delay its copy would have had, so that a
+//     host that held a message too long does not give it a second life
+//     after its copies were handled; a retry its handler asked for is
+//     reported and counted all the same, a dead letter or drop is not.
 //   - Where JetStream cannot keep that: a message redelivered while another
 //     host still holds it (the host's lease lapsed past AckWait, or the
 //     consumer's leader changed and the new one lacks the in-progress
