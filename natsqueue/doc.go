@@ -233,7 +233,9 @@
 //     writes a line a message to a delivery journal (StoreDir/
 //     natsqueue.deliveries, one write(2) a batch, before the handler
 //     runs; lines kept 10 to 20 s) and the next Platform on the store
-//     adds what the server forgot. A SIGKILL keeps the journal (the page
+//     adds what the server forgot (the owner's deliveries: a Platform
+//     that connects to its Options.Port has only the server's records).
+//     A SIGKILL keeps the journal (the page
 //     cache); a power cut keeps what the store's last sync wrote, so after
 //     one attempts may repeat once. A cluster's servers outlive the host
 //     and keep the records, but a consumer's new leader may not (below).

@@ -87,13 +87,13 @@ func (j *deliveryJournal) read(path string) error {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		fs := strings.Fields(sc.Text())
-		if len(fs) != 3 {
+		f := strings.Fields(sc.Text())
+		if len(f) != 3 {
 			continue
 		}
-		seq, err1 := strconv.ParseUint(fs[1], 10, 64)
-		n, err2 := strconv.ParseUint(fs[2], 10, 64)
-		if k := (journalKey{fs[0], seq}); err1 == nil && err2 == nil && n > j.before[k] {
+		seq, err1 := strconv.ParseUint(f[1], 10, 64)
+		n, err2 := strconv.ParseUint(f[2], 10, 64)
+		if k := (journalKey{f[0], seq}); err1 == nil && err2 == nil && n > j.before[k] {
 			j.before[k] = n
 		}
 	}
