@@ -102,8 +102,9 @@ func TestBatchPinsItemIndex(t *testing.T) {
 // array carries: Msg is MsgBatchNotArray exactly, and its Err the parser's
 // syntax error (Error: "Err the platform's or the parser's cause"), at the
 // offset where the text fails: the text's length for an unexpected end,
-// the first bad byte of invalid UTF-8, and 0 for a value that is no array
-// (only an array is read).
+// the first bad byte of invalid UTF-8, 0 for a value that is no array
+// (only an array is read), and where V8's JSON.parse stops in an item
+// with whitespace around its punctuation (node v20.20.2's positions).
 // Pins D7, D14.
 func TestBatchPinsNotArrayCause(t *testing.T) {
 	// Pins Q28.
@@ -112,6 +113,10 @@ func TestBatchPinsNotArrayCause(t *testing.T) {
 		`{"body":1}`:            0,
 		"[{\"body\":\"\xff\"}]": 10,
 		"  ":                    2,
+		`[{"body" 1}]`:          9,  // Expected ':' after property name
+		`[{"body":1 x}]`:        11, // Expected ',' or '}' after property value
+		`[{"body":1 , x}]`:      13, // Expected double-quoted property name
+		`[ {"body":1} x]`:       13, // Expected ',' or ']' after array element
 	} {
 		p := newVirtual(t)
 		err := SendQueueBatch(context.Background(), p, "B", in)
