@@ -227,7 +227,8 @@ func TestErrorsIs(t *testing.T) {
 }
 
 // TestErrorIsStrict: Is matches only a sentinel, of the same Kind, and
-// still unwraps to the cause.
+// still unwraps to the cause; Is(nil) is false (never a panic); no two
+// sentinels share a text.
 // Pins D6.
 func TestErrorIsStrict(t *testing.T) {
 	cause := errors.New("connection reset")
@@ -254,6 +255,16 @@ func TestErrorIsStrict(t *testing.T) {
 	}
 	if !errors.Is(ErrJSONBodyNone, ErrJSONBodyNone) || errors.Is(ErrJSONBodyNone, ErrJSONBodyInvalid) {
 		t.Error("the longest prefix must win: 没有正文 is its own exception")
+	}
+	if (&Error{Kind: Violation, Msg: "no exception's text"}).Is(nil) {
+		t.Error("Is(nil) of an error that is no exception held")
+	}
+	texts := map[string]bool{} // so that the longest prefix is one sentinel
+	for _, s := range exceptions {
+		if texts[s.Msg] {
+			t.Errorf("two sentinels share the text %q", s.Msg)
+		}
+		texts[s.Msg] = true
 	}
 }
 
