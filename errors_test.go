@@ -227,8 +227,8 @@ func TestErrorsIs(t *testing.T) {
 }
 
 // TestErrorIsStrict: Is matches only a sentinel, of the same Kind, and
-// still unwraps to the cause; Is(nil) is false (never a panic); no two
-// sentinels share a text.
+// still unwraps to the cause; an error that is no exception is not a nil
+// *Error (false, never a panic); no two sentinels share a text.
 // Pins D6.
 func TestErrorIsStrict(t *testing.T) {
 	cause := errors.New("connection reset")
@@ -256,8 +256,9 @@ func TestErrorIsStrict(t *testing.T) {
 	if !errors.Is(ErrJSONBodyNone, ErrJSONBodyNone) || errors.Is(ErrJSONBodyNone, ErrJSONBodyInvalid) {
 		t.Error("the longest prefix must win: 没有正文 is its own exception")
 	}
-	if (&Error{Kind: Violation, Msg: "no exception's text"}).Is(nil) {
-		t.Error("Is(nil) of an error that is no exception held")
+	var none *Error
+	if errors.Is(&Error{Kind: Violation, Msg: "no exception's text"}, none) {
+		t.Error("an error that is no exception is a nil *Error")
 	}
 	texts := map[string]bool{} // so that the longest prefix is one sentinel
 	for _, s := range exceptions {
