@@ -50,6 +50,10 @@ func (b *brokenBatch) Messages() []Message {
 	switch b.flaw {
 	case "empty":
 		return nil
+	case "empty first", "forgets":
+		if (b.flaw == "empty first") == (b.calls == 1) || b.flaw == "forgets" && b.calls > 2 {
+			return nil
+		}
 	case "shrinks":
 		if b.calls%2 == 0 && len(msgs) > 1 {
 			return msgs[:len(msgs)-1]
@@ -108,7 +112,7 @@ func TestCheckQueuePlatformFindsFlaws(t *testing.T) {
 	for flaw, want := range map[string]string{
 		"order":        "Messages changed order",
 		"attempts":     "attempts 1, want 2",
-		"body":         "not a json.RawMessage",
+		"body":         `(?s)not a json\.RawMessage.*body \[\]byte "\{`,
 		"retry":        "did not come back",
 		"empty":        "empty batch",
 		"shrinks":      "Messages gave 3 messages, then 2",
@@ -116,7 +120,10 @@ func TestCheckQueuePlatformFindsFlaws(t *testing.T) {
 		"same id":      "empty or repeated",
 		"attempts 0":   `: attempts 0(\n|$)`,
 		"no timestamp": "no timestamp",
-		"foreign body": "is none of the bodies sent",
+		"foreign body": `body "\{\\"sent\\":\\"never\\"\}" is none of the bodies sent`,
+		"empty first":  "empty batch",
+		"forgets":      "(?s)AckQueueMessage: .*RetryQueueMessage: ",
+		"replay soon":  `(?s)delivered again after it was done.*"check":"ack"\} delivered again after it was done`,
 		"not json":     "ReadQueueBatch: ",
 		"new id":       "came back as",
 		"new time":     "came back as",
@@ -126,6 +133,9 @@ func TestCheckQueuePlatformFindsFlaws(t *testing.T) {
 		"replay":       "(?s)delivered again after it was done.*a batch was delivered after every message was done",
 	} {
 		p := newVirtual(t)
+		if flaw == "replay soon" {
+			setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchSize = 1 })
+		}
 		err := CheckQueuePlatform(context.Background(), p, "B", flawedDeliver(p, flaw))
 		t.Logf("%s:\n%v", flaw, err)
 		if err == nil || !regexp.MustCompile(want).MatchString(err.Error()) {
@@ -146,9 +156,11 @@ func TestCheckQueuePlatformFindsFlaws(t *testing.T) {
 // flawedDeliver delivers from p's queue q as memoryDeliver does, but
 // breaks the promise flaw names: of an event ("kind", "no batch", "nil
 // event"), of the platform (a "replay" of its first event when it has
-// nothing to deliver), or else of a batch (brokenBatch).
+// nothing to deliver; a "replay soon" of its first batch, one message
+// long, at its next delivery too), or else of a batch (brokenBatch).
 func flawedDeliver(p *MemoryPlatform, flaw string) func(func(Event) error) bool {
 	var first Event
+	replayed := false
 	deliver := memoryDeliver(p, func(ev Event) Event {
 		switch flaw {
 		case "kind":
@@ -157,7 +169,7 @@ func flawedDeliver(p *MemoryPlatform, flaw string) func(func(Event) error) bool 
 			return testEvent{kind: EventQueue}
 		case "nil event":
 			return nil
-		case "replay":
+		case "replay", "replay soon":
 			if first == nil {
 				first = testEvent{kind: EventQueue, batch: &brokenBatch{Batch: ev.Batch()}}
 			}
@@ -166,10 +178,15 @@ func flawedDeliver(p *MemoryPlatform, flaw string) func(func(Event) error) bool 
 		return testEvent{kind: EventQueue, batch: &brokenBatch{Batch: ev.Batch(), flaw: flaw}}
 	})
 	return func(h func(Event) error) bool {
+		if flaw == "replay soon" && first != nil && !replayed {
+			replayed = true
+			_ = h(first)
+			return true
+		}
 		if deliver(h) {
 			return true
 		}
-		if flaw == "replay" && first != nil {
+		if (flaw == "replay" || flaw == "replay soon") && first != nil {
 			_ = h(first)
 			return true
 		}
