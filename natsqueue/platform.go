@@ -89,6 +89,7 @@ type Platform struct {
 	own    *embedded      // what the embedded server owns, nil on URLs
 	idBase string         // 16 hex digits, random per Platform
 
+	opening  sync.Mutex // held while ensureQueue creates a queue
 	mu       sync.Mutex
 	seq      uint64
 	settings map[string]hostbridge.ConsumerSettings

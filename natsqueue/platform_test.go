@@ -6,8 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"hostbridge"
 )
@@ -343,5 +347,41 @@ func TestReopenKeepsDelayed(t *testing.T) {
 	})
 	if !ok || len(r.Acked) != 1 {
 		t.Fatalf("result %+v", r)
+	}
+}
+
+// TestQueueCreatedOnce: senders and consumers that meet a new queue at
+// the same moment create its stream and consumer once, not once each (a
+// stream updated while another request adds its consumer is a data race
+// in nats-server v2.15, found by TestCountersExactUnderServerRestarts).
+func TestQueueCreatedOnce(t *testing.T) {
+	p := openSingle(t)
+	stream := p.namesOf("q").stream
+	var creates atomic.Int64
+	sub, err := p.nc.Subscribe("$JS.API.CONSUMER.CREATE."+stream+".>", func(*nats.Msg) { creates.Add(1) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	if err := p.nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			<-start
+			if _, err := p.ensureQueue(context.Background(), "q"); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if err := p.nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n := creates.Load(); n != 1 {
+		t.Errorf("%d requests created the consumer, want 1", n)
 	}
 }

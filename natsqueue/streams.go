@@ -78,16 +78,24 @@ const duplicateWindow = 2 * time.Minute
 
 // ensureQueue creates queue's stream and durable consumer once per Platform
 // (idempotent on the server: a restarted host finds them as they were) and
-// reads its counters.
+// reads its counters. One goroutine at a time creates (p.opening): a
+// sender and a consumer meeting a new queue together would otherwise
+// update its stream while the other adds its consumer, two requests
+// nats-server v2.15 runs without a common lock (the race detector reports
+// the stream's config written and read at once).
 func (p *Platform) ensureQueue(ctx context.Context, queue string) (*queueState, error) {
-	p.mu.Lock()
-	q := p.queues[queue]
-	l, limited := p.limits[queue]
-	p.mu.Unlock()
-	if q != nil {
+	if q := p.opened(queue); q != nil {
 		return q, nil
 	}
-	q = &queueState{name: queue, names: p.namesOf(queue)}
+	p.opening.Lock()
+	defer p.opening.Unlock()
+	if q := p.opened(queue); q != nil {
+		return q, nil
+	}
+	p.mu.Lock()
+	l, limited := p.limits[queue]
+	p.mu.Unlock()
+	q := &queueState{name: queue, names: p.namesOf(queue)}
 	n := q.names
 	ctx, cancel := p.callCtx(ctx)
 	defer cancel()
@@ -124,12 +132,16 @@ func (p *Platform) ensureQueue(ctx context.Context, queue string) (*queueState, 
 	}
 	q.limited.Store(maxMsgs > 0)
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if old := p.queues[queue]; old != nil {
-		return old, nil
-	}
 	p.queues[queue] = q
+	p.mu.Unlock()
 	return q, nil
+}
+
+// opened is queue's state once ensureQueue created it, else nil.
+func (p *Platform) opened(queue string) *queueState {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.queues[queue]
 }
 
 // storedMaxMsgs is the bound on the size of n's stream that a SetLimits
