@@ -97,10 +97,11 @@
 // # Delivery semantics
 //
 // Those of hostbridge.MemoryPlatform, as the root package's doc states them,
-// with these choices where JetStream decides. No promise below rests on
-// which host a message comes back to, on the server's duplicate window, or
-// on the text of an error: the state that makes retries safe is in the
-// stream, and the server's answers are read by their error codes.
+// with these choices where JetStream decides. No delivery promise below
+// rests on which host a message comes back to, on the server's duplicate
+// window, or on the text of an error: the state that makes retries safe is
+// in the stream, and the server's answers are read by their error codes.
+// (Stats' counters rest on the window once, as their paragraph says.)
 //   - Send and SendBatch return once the server has stored every message
 //     (SendBatch pipelines its publishes and waits once). A send carries no
 //     Nats-Msg-Id: its ID is new, so a host's retry is a new message anyway,
@@ -292,8 +293,12 @@
 // and sent again under the same publish IDs when it did not answer (the
 // server drops a repeat within its 2 min duplicate window): with no host
 // crash the counters are exactly what happened, whatever the servers did,
-// but for one case: a dead-letter copy whose publishes got no answer
-// within the patience although the server stored one is counted
+// but for two cases. A count the server stored without answering, whose
+// publishes then stay unanswered for more than 2 min (the counter stream
+// out of this host's reach that long), is counted twice when one is
+// finally stored: the window has forgotten its ID. And a dead-letter
+// copy whose publishes got no answer within the patience although the
+// server stored one is counted
 // (DeadLettered, and the dead-letter queue's Sent) by the host whose
 // publish stored it when the original comes back to it, its publish then
 // refused; when the original comes back to another host, nobody counts
