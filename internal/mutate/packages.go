@@ -27,14 +27,12 @@ var refJSON = subset{"Canonical|Reference|String|Number|KeyOrder|JCS|IsMarker|De
 var pkgs = map[string]pkg{
 	// The root package: the reference (canonref*.go) is tested in its build, where
 	// every canonical JSON test runs on it. Its long tests are skipped.
-	// checkqueue.go (CheckQueuePlatform, a checker for hosts' own tests,
-	// in neither spec) is not in the list: -files checkqueue.go runs it.
 	".": {
 		files: "limits.go,canonref.go,queue.go,batch.go,consumer.go,body.go,batchrecord.go,delivery.go," +
 			"inbound.go,url.go,form.go,utf8.go,httpevent.go,memory.go,fakeevent.go," +
 			"canon.go,jsonstring_fast.go,number_fast.go,canon_fast.go," +
 			"canonref_number.go,canonref_string.go,canonref_batch.go,canonref_select.go," +
-			"batch_fast.go,select_fast.go,errors.go",
+			"batch_fast.go,select_fast.go,errors.go,checkqueue.go",
 		equivalents: "internal/mutate/equivalent.txt",
 		short:       true,
 		subsets: map[string]subset{
