@@ -226,7 +226,8 @@ func (s *scriptedDelete) deleteMsg(context.Context, string, uint64) error {
 // with the delay. Whichever comes back first, the copy (which then removes
 // the original) or the original (acked when its copy is found, handed over
 // when none is stored), the message is handed over once, with attempts 2,
-// and neither stays in the stream.
+// no sooner than its delay (3 s, past the 1 s patience), and neither stays
+// in the stream. Pins D31's "never early".
 func TestRetryCopyUnconfirmed(t *testing.T) {
 	for _, stored := range []bool{true, false} {
 		logs := new(logBuffer)
@@ -238,15 +239,20 @@ func TestRetryCopyUnconfirmed(t *testing.T) {
 		send(t, p, `1`, 0)
 		js := &unansweredCopies{JetStream: p.js, store: stored}
 		p.js = js
+		var retried time.Time
 		r, _ := deliverWithin(t, p, "q", 10*time.Second, func(ev hostbridge.Event) error {
-			return hostbridge.RetryQueueMessage(ev, 0, 1)
+			retried = time.Now()
+			return hostbridge.RetryQueueMessage(ev, 0, 3)
 		})
 		js.off.Store(true)
 		if len(r.Retried) != 1 || !strings.Contains(logs.String(), "natsqueue: retry copy (nak instead)") || js.tries.Load() < 2 {
 			t.Fatalf("stored %v: result %+v; %d publishes; log %q", stored, r, js.tries.Load(), logs.String())
 		}
-		if attempts := attemptsWithin(t, p, p.opts.AckWait+3*time.Second); fmt.Sprint(attempts) != "[2]" {
+		attempts, at := deliveriesWithin(t, p, p.opts.AckWait+5*time.Second)
+		if fmt.Sprint(attempts) != "[2]" {
 			t.Errorf("stored %v: deliveries with attempts %v, want [2]", stored, attempts)
+		} else if early := retried.Add(3 * time.Second).Sub(at[0]); early > 0 {
+			t.Errorf("stored %v: back %v before its 3 s delay", stored, early)
 		}
 		if n := streamMsgs(t, p, "q"); n != 0 {
 			t.Errorf("stored %v: the stream still holds %d messages", stored, n)
@@ -280,17 +286,24 @@ func (j *unansweredCopies) PublishMsg(ctx context.Context, m *nats.Msg, opts ...
 // attempts of each message delivered, in order.
 func attemptsWithin(t *testing.T, p *Platform, d time.Duration) []int {
 	t.Helper()
-	var attempts []int
+	attempts, _ := deliveriesWithin(t, p, d)
+	return attempts
+}
+
+// deliveriesWithin is attemptsWithin with the time each message reached
+// the handler.
+func deliveriesWithin(t *testing.T, p *Platform, d time.Duration) (attempts []int, at []time.Time) {
+	t.Helper()
 	for deadline := time.Now().Add(d); time.Now().Before(deadline); {
 		deliverWithin(t, p, "q", time.Until(deadline), func(ev hostbridge.Event) error {
 			for i, m := range ev.Batch().Messages() {
-				attempts = append(attempts, m.Attempts)
+				attempts, at = append(attempts, m.Attempts), append(at, time.Now())
 				_ = hostbridge.AckQueueMessage(ev, i)
 			}
 			return nil
 		})
 	}
-	return attempts
+	return attempts, at
 }
 
 // TestPublishConfirmed: a copy the server refuses for another reason than
