@@ -75,7 +75,7 @@ var pkgs = map[string]pkg{
 			"durability.go": {"^(TestGroupSync|TestSendWaitsForSync|TestSyncPolicy|TestPowerCut)$", ""},
 			"sync_linux.go": {"^(TestStoreSyncer|TestSendWaitsForSync|TestSyncPolicy|TestPowerCut)$", ""},
 			"pending.go":    {"^(TestMaxPending.*|TestLimits.*|TestDroppedAfterReopen|TestStatsSurviveReopen|TestCountsStoredOnce)$", ""},
-			"retry.go":      {"^(TestRetry.*|TestOriginal.*|TestDeadLetter.*|TestPublishConfirmed|TestAlreadyGone|TestMaxRetriesDeadLetter|TestExhaustedSkipsHandler|TestHandlerErrorAndPanic|TestConsumerVectors|TestServerRestart)$", ""},
+			"retry.go":      {"^(TestRetry.*|TestOriginal.*|TestDeadLetter.*|TestPublishConfirmed|TestAlreadyGone|TestMaxRetriesDeadLetter|TestExhaustedSkipsHandler|TestHandlerErrorAndPanic|TestConsumerVectors|TestServerRestart|TestHosts.*|TestAttemptsAfterCrash|TestHeldBackNotCounted|TestRemove.*|TestOlderStreamUpgraded)$", ""},
 		},
 	},
 }
