@@ -20,8 +20,8 @@ import (
 // delivered one; it may wait for a batch timeout or a retry delay (a test
 // on MemoryPlatform advances a virtual clock), and should return false
 // rather than block when nothing comes. CheckQueuePlatform calls it at
-// most 20 times while a message is not done, then once more to see that
-// nothing comes.
+// most checkDeliveries (20) times while a message is not done, then once
+// more to see that nothing comes.
 //
 // It sends three messages (one Send, one SendBatch of two), then checks:
 // every event is a queue event whose Batch gives the same messages in the
@@ -48,7 +48,7 @@ func CheckQueuePlatform(ctx context.Context, p Platform, binding string, deliver
 	if err := p.SendBatch(ctx, binding, batch); err != nil {
 		return fmt.Errorf("SendBatch: %w", err)
 	}
-	for tries := 0; tries < 20 && !(c.done[checkAck] && c.done[checkImplicit] && c.done[checkRetry]); tries++ {
+	for tries := 0; tries < checkDeliveries && !(c.done[checkAck] && c.done[checkImplicit] && c.done[checkRetry]); tries++ {
 		deliver(c.handle)
 	}
 	for k, b := range c.bodies {
@@ -69,6 +69,10 @@ func CheckQueuePlatform(ctx context.Context, p Platform, binding string, deliver
 
 // The three messages CheckQueuePlatform sends, by what its handler does.
 const checkAck, checkRetry, checkImplicit = 0, 1, 2
+
+// checkDeliveries is how many deliveries CheckQueuePlatform waits for its
+// messages to be done.
+const checkDeliveries = 20
 
 // queueChecker is one run of CheckQueuePlatform.
 type queueChecker struct {

@@ -236,9 +236,8 @@
 //     runs; lines kept 10 to 20 s) and the next Platform on the store
 //     adds what the server forgot (the owner's deliveries: a Platform
 //     that connects to its Options.Port has only the server's records).
-//     A SIGKILL keeps the journal (the page
-//     cache); a power cut keeps what the store's last sync wrote, so after
-//     one attempts may repeat once. A cluster's servers outlive the host
+//     A SIGKILL keeps the journal (the page cache); a power cut keeps what
+//     the store's last sync wrote, so after one attempts may repeat once. A cluster's servers outlive the host
 //     and keep the records, but a consumer's new leader may not (below).
 //     A delivery no handler saw (its host died before its handler ran, or
 //     it was held back above) adds one all the same, so the next handler
