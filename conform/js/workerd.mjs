@@ -1,0 +1,277 @@
+// The workerd adapter of CONFORMANCE.md: host.mjs inside workerd, the
+// runtime Cloudflare Workers run on (the npm package pinned in
+// package-lock.json; `npm ci` in this folder installs it).
+//
+//   go run ./cmd/conform -expect conform/js/workerd-expect.txt -- node conform/js/workerd.mjs
+//
+// This node script is a bridge: it starts workerd serving worker.mjs on
+// 127.0.0.1 and, for a case whose event carries a request, writes the
+// request's raw HTTP/1.1 bytes to workerd's socket (method, target, headers
+// byte for byte, the body as one HTTP chunk per chunk), so the worker reads
+// the native Request workerd built, as at the edge. The worker's Queue
+// bindings are native too: they send to a broker this script serves, which
+// records what workerd put on the wire (the body bytes, the content type,
+// the delay) and refuses the case's failNext. Queue cases are native queue
+// events (a native MessageBatch). What workerd does differently is
+// workerd-expect.txt, each row with its reason.
+
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { answerText, expand, FUNCTIONS, isoDecode, ProtocolError, utf8 } from './protocol.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const MODULES = ['worker.mjs', 'host.mjs', 'json.mjs', 'protocol.mjs'];
+const SLOTS = 8;
+const COMPATIBILITY_DATE = '2026-07-30';
+
+// freePort asks the system for a port no one listens on.
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+// broker is the queue broker the native Queue bindings send to: it records
+// each send and sendBatch as the protocol's platform call, and a mark after
+// each of the app's calls; it refuses the next send with failNext.
+function startBroker() {
+  const state = { calls: [], segments: [[]], failNext: null, bindings: [] };
+  const server = http.createServer((req, res) => {
+    const parts = [];
+    req.on('data', (d) => parts.push(d));
+    req.on('end', () => {
+      const body = Buffer.concat(parts);
+      if (req.url.endsWith('/mark')) {
+        state.segments.push([]);
+        res.end();
+        return;
+      }
+      const binding = state.bindings[Number(req.headers['x-conform-slot'])] ?? '?';
+      const call = req.url.endsWith('/batch') ? batchCall(binding, body) : sendCall(binding, req.headers, body);
+      state.segments[state.segments.length - 1].push(call);
+      if (state.failNext !== null) {
+        const reason = state.failNext;
+        state.failNext = null;
+        call.error = reason;
+        res.writeHead(500, reason.replace(/[^\x20-\x7e]/g, '?'));
+        res.end(reason);
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ metadata: { metrics: { backlogCount: 0, backlogBytes: 0, oldestMessageTimestamp: 0 } } }));
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve([server, state])));
+}
+
+const options = (contentType, delay) => (delay ? { contentType, delaySeconds: Number(delay) } : { contentType });
+
+function sendCall(binding, headers, body) {
+  return {
+    method: 'send', binding,
+    messages: [{ body: answerText(body.toString('utf8')), options: options(headers['x-msg-fmt'], headers['x-msg-delay-secs']) }],
+    error: null,
+  };
+}
+
+function batchCall(binding, body) {
+  const { messages } = JSON.parse(body.toString('utf8'));
+  return {
+    method: 'sendBatch', binding,
+    messages: messages.map((m) => ({ body: answerText(Buffer.from(m.body, 'base64').toString('utf8')), options: options(m.contentType, m.delaySecs) })),
+    error: null,
+  };
+}
+
+// config is workerd's configuration: the worker on an HTTP socket, its
+// native Queue bindings (Q0…) and MARK to the broker, SELF for queue events.
+function config(port, brokerPort) {
+  const external = (name, headers) =>
+    `(name = "${name}", external = (address = "127.0.0.1:${brokerPort}", http = (injectRequestHeaders = [${headers}])))`;
+  const slots = Array.from({ length: SLOTS }, (_, i) => i);
+  return `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "host", worker = (
+      modules = [${MODULES.map((m) => `(name = "${m}", esModule = embed "${m}")`).join(', ')}],
+      compatibilityDate = "${COMPATIBILITY_DATE}",
+      compatibilityFlags = ["service_binding_extra_handlers"],
+      bindings = [${slots.map((i) => `(name = "Q${i}", queue = "broker${i}")`).join(', ')},
+        (name = "MARK", service = "mark"), (name = "SELF", service = "host")])),
+    ${slots.map((i) => external('broker' + i, `(name = "x-conform-slot", value = "${i}")`)).join(',\n    ')},
+    ${external('mark', '')},
+  ],
+  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "host")],
+);
+`;
+}
+
+// startWorkerd writes the configuration and the modules to a temporary
+// folder and starts workerd on it; it resolves once the socket answers.
+async function startWorkerd(brokerPort) {
+  const bin = join(here, 'node_modules', '.bin', 'workerd');
+  const dir = mkdtempSync(join(tmpdir(), 'conform-workerd-'));
+  for (const m of MODULES) copyFileSync(join(here, m), join(dir, m));
+  const port = await freePort();
+  writeFileSync(join(dir, 'config.capnp'), config(port, brokerPort));
+  const child = spawn(bin, ['serve', '--experimental', join(dir, 'config.capnp')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  child.on('error', (e) => {
+    process.stderr.write(`workerd: ${e.message} (run npm ci in conform/js)\n`);
+    process.exit(1);
+  });
+  child.on('exit', (code) => {
+    process.stderr.write(`workerd exited (${code})\n`);
+    process.exit(1);
+  });
+  process.on('exit', () => {
+    child.kill();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  for (let i = 0; i < 200; i++) {
+    try {
+      const r = await fetch(`http://127.0.0.1:${port}/__conform`, { method: 'POST', body: '{"type":"hello"}' });
+      return [port, await r.json()];
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  throw new Error('workerd did not start');
+}
+
+// rawRequest is the case's request as HTTP/1.1 bytes: the request line
+// (the target as it arrived, or the path and query of the url), the
+// headers byte for byte (Host from the url when the case has none), the
+// body chunked, one HTTP chunk per chunk (unless the case declares its own
+// Content-Length), or cut off after the chunks when the stream fails.
+function rawRequest(r) {
+  const method = expand(r.method, 'event.request.method');
+  const headers = (r.headers ?? []).map(([k, v]) => [expand(k, 'header name'), expand(v, 'header value')]);
+  const named = (n) => headers.some(([k]) => isoDecode(k).toLowerCase() === n);
+  let target;
+  const head = [];
+  if (r.target !== undefined) target = expand(r.target, 'event.request.target');
+  else {
+    const url = utf8(r.url, 'event.request.url');
+    const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)(.*)$/s.exec(url);
+    if (!m) throw new ProtocolError('workerd: no HTTP request has the url ' + JSON.stringify(url));
+    target = Buffer.from(m[3] === '' ? '/' : m[3]);
+    if (!named('host')) head.push(Buffer.from(`Host: ${m[2]}\r\n`));
+  }
+  const chunks = r.body ? r.body.chunks.map((c, i) => expand(c, `event.request.body.chunks[${i}]`)) : null;
+  const chunked = chunks !== null && !named('content-length') && !/^(GET|HEAD)$/i.test(isoDecode(method));
+  if (chunked) head.push(Buffer.from('Transfer-Encoding: chunked\r\n'));
+  const out = [Buffer.from(method), Buffer.from(' '), Buffer.from(target), Buffer.from(' HTTP/1.1\r\n')];
+  for (const [k, v] of headers) out.push(Buffer.from(k), Buffer.from(': '), Buffer.from(v), Buffer.from('\r\n'));
+  out.push(...head, Buffer.from('\r\n'));
+  const body = [];
+  for (const c of chunks ?? []) {
+    if (!chunked) body.push(Buffer.from(c));
+    else if (c.length > 0) body.push(Buffer.from(c.length.toString(16) + '\r\n'), Buffer.from(c), Buffer.from('\r\n'));
+  }
+  const fails = r.body?.fail != null;
+  if (chunked && !fails) body.push(Buffer.from('0\r\n\r\n'));
+  return { head: Buffer.concat(out), body: Buffer.concat(body), fails };
+}
+
+// exchange writes raw bytes to workerd and reads one HTTP response.
+function exchange(port, raw) {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(port, '127.0.0.1');
+    const got = [];
+    const finish = () => {
+      s.destroy();
+      const all = Buffer.concat(got);
+      const end = all.indexOf('\r\n\r\n');
+      if (end < 0) return reject(new ProtocolError('workerd answered no HTTP response'));
+      const head = all.subarray(0, end).toString('latin1');
+      resolve({ status: Number(head.split(' ')[1]), head, body: all.subarray(end + 4) });
+    };
+    s.on('connect', () => {
+      s.write(raw.head);
+      s.write(raw.body);
+      if (raw.fails) setTimeout(() => s.resetAndDestroy?.() ?? s.destroy(), 50);
+    });
+    s.on('data', (d) => {
+      got.push(d);
+      const all = Buffer.concat(got);
+      const end = all.indexOf('\r\n\r\n');
+      const len = /content-length: *(\d+)/i.exec(all.subarray(0, Math.max(end, 0)).toString('latin1'));
+      if (end >= 0 && len && all.length >= end + 4 + Number(len[1])) finish();
+    });
+    s.on('end', finish);
+    s.on('error', (e) => (got.length ? finish() : reject(new ProtocolError('workerd: ' + e.message))));
+  });
+}
+
+const [broker, brokerState] = await startBroker();
+const [port] = await startWorkerd(broker.address().port);
+
+async function control(c) {
+  const r = await fetch(`http://127.0.0.1:${port}/__conform`, { method: 'POST', body: JSON.stringify(c) });
+  if (!r.ok) throw new ProtocolError(`workerd: the control request failed: ${r.status} ${await r.text()}`);
+  return r.json();
+}
+
+// runCase answers one case: through workerd, then with the broker's
+// records added to each call's platform calls.
+async function runCase(c) {
+  brokerState.segments = [[]];
+  brokerState.failNext = c.platform?.failNext ?? null;
+  brokerState.bindings = Object.keys(c.platform?.bindings ?? {});
+  let r = await control(c);
+  if (r.ready) {
+    const raw = rawRequest(c.event.request);
+    const res = await exchange(port, raw);
+    if (res.status !== 200) {
+      return { type: 'protocol_error', id: c.id, message: `workerd refused the request: ${res.head.split('\r\n')[0]}` };
+    }
+    r = JSON.parse(res.body.toString('utf8'));
+  }
+  const calls = r.calls.map((a, i) => ({ ...a, platform: [...(brokerState.segments[i] ?? []), ...a.platform] }));
+  const result = { type: 'result', id: c.id, calls };
+  if (c.end) Object.assign(result, { outcome: r.outcome, redelivered: r.redelivered });
+  return result;
+}
+
+const hello = {
+  type: 'hello',
+  protocol: 1,
+  adapter: `workerd ${COMPATIBILITY_DATE} compatibility date, through node ${process.versions.node} (conform/js/workerd.mjs)`,
+  specs: ['消息队列 0.1.0', '网页入站 0.8.0'],
+  functions: FUNCTIONS,
+  events: null,
+  targets: true,
+  redelivery: true,
+};
+
+async function answer(line) {
+  let msg;
+  try {
+    msg = JSON.parse(line);
+  } catch (e) {
+    return { type: 'protocol_error', id: null, message: 'not JSON: ' + e.message };
+  }
+  if (msg.type === 'hello') return { ...hello, events: (await control({ type: 'hello' })).events };
+  if (msg.type !== 'case') return { type: 'protocol_error', id: msg.id ?? null, message: 'unknown type ' + JSON.stringify(msg.type) };
+  try {
+    return await runCase(msg);
+  } catch (e) {
+    return { type: 'protocol_error', id: msg.id ?? null, message: e instanceof ProtocolError ? e.message : `adapter: ${e.stack}` };
+  }
+}
+
+for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+  if (line === '') continue;
+  process.stdout.write(JSON.stringify(await answer(line)) + '\n');
+}
+process.exit(0);
