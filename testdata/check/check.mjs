@@ -7,9 +7,10 @@
 //
 //   node testdata/check/check.mjs [-v]
 //
-// It prints every failed and skipped row, a line per file, and last
-// "vectors: N passed, N failed, N skipped"; it exits 1 if any row failed.
-// -v also prints the rows that passed.
+// It prints every failed row, one line counting the skipped rows by reason,
+// a line per file, and last "vectors: N passed, N failed, N skipped"; it
+// exits 1 if any row failed. -v also prints the rows that passed and each
+// skipped row.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import * as canon from './canon.mjs';
@@ -80,6 +81,7 @@ function run(check) {
 
 const verbose = process.argv.includes('-v');
 const total = { pass: 0, fail: 0, skip: 0 };
+const skips = new Map(); // reason → rows skipped for it
 const perFile = [];
 const names = readdirSync(dir).filter((n) => n.endsWith('.json') || n.endsWith('.txt')).sort();
 for (const name of names) {
@@ -95,9 +97,14 @@ for (const name of names) {
     const [status, reason] = run(check);
     n[status]++;
     total[status]++;
-    if (status !== 'pass' || verbose) console.log(`${status.toUpperCase()} ${name} ${where}${reason ? ': ' + reason : ''}`);
+    const why = reason.split(/: | \(/)[0].replace(/ here$/, '');
+    if (status === 'skip') skips.set(why, (skips.get(why) ?? 0) + 1);
+    if (status === 'fail' || verbose) console.log(`${status.toUpperCase()} ${name} ${where}${reason ? ': ' + reason : ''}`);
   }
   perFile.push(`  ${name.padEnd(28)} ${String(n.pass).padStart(6)} pass ${String(n.fail).padStart(4)} fail ${String(n.skip).padStart(4)} skip`);
+}
+if (skips.size > 0) {
+  console.log(`SKIP ${total.skip} rows, all known (-v lists them): ${[...skips].map(([why, n]) => `${n} ${why}`).join('; ')}`);
 }
 console.log(perFile.join('\n'));
 console.log(`vectors: ${total.pass} passed, ${total.fail} failed, ${total.skip} skipped`);
