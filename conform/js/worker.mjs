@@ -1,6 +1,6 @@
 // The host of host.mjs as a Worker, run by workerd for conform/js/workerd.mjs
-// (the bridge). Each case arrives as a control request (POST /__conform,
-// the case's JSON). A case whose event carries a request is then kept until
+// (the bridge). Each case arrives as a control request (the case's JSON,
+// marked by the header CONTROL). A case whose event carries a request is then kept until
 // the bridge's next request, the raw HTTP bytes of the case's request, so
 // the host reads the native Request workerd built from them; a queue case
 // is dispatched as a native queue event (env.SELF.queue, a native
@@ -10,7 +10,11 @@
 
 import { EVENTS, expand, messageBody, redelivered, runCalls } from './protocol.mjs';
 
+// CONTROL marks the bridge's own requests; any other is a case's request.
+const CONTROL = 'x-conform-control';
+
 let pending = null; // a case waiting for its raw request
+let answered = null; // the answer to the last raw request (a HEAD response has no body)
 let queueCase = null; // the case of the queue event being dispatched
 
 // SLOTS are the native Queue bindings (Q0…), each sending to the bridge's
@@ -29,7 +33,7 @@ function envOf(c, env) {
 async function run(c, env, request, batch) {
   const ev = { kind: c.event?.kind ?? '', request, batch, env: envOf(c, env), permissions: c.platform?.permissions ?? {} };
   const seen = [];
-  const observe = () => (request && request.body !== null ? { used: request.bodyUsed } : undefined);
+  const observe = () => (c.event?.request?.body ? { used: request.bodyUsed || (request.body?.locked ?? false) } : undefined);
   const calls = [];
   for (const call of c.calls ?? []) {
     const [a] = await runCalls(ev, [call], seen, observe, false);
@@ -74,17 +78,25 @@ async function queueEvent(c, env) {
 
 export default {
   async fetch(request, env) {
-    if (pending) {
+    if (!request.headers.has(CONTROL)) {
       const c = pending;
+      if (!c) return new Response('no case is waiting', { status: 500 });
       pending = null;
       if (c.event.request.body?.used && request.body) request.body.getReader();
-      return Response.json({ calls: await run(c, env, request, null) });
+      answered = { calls: await run(c, env, request, null) };
+      return Response.json(answered);
     }
     const c = await request.json();
     if (c.type === 'hello') return Response.json({ events: EVENTS });
+    if (c.type === 'answered') {
+      const a = answered;
+      answered = null;
+      return Response.json(a);
+    }
     if (c.event?.kind === 'queue' && c.event.batch) return Response.json(await queueEvent(c, env));
     if (c.event?.request && ['fetch', 'service-fetch', 'durable-fetch'].includes(c.event.kind)) {
       pending = c;
+      answered = null;
       return Response.json({ ready: true });
     }
     return Response.json({ calls: await run(c, env, null, null) });

@@ -29,6 +29,9 @@ const here = dirname(fileURLToPath(import.meta.url));
 const MODULES = ['worker.mjs', 'host.mjs', 'json.mjs', 'protocol.mjs'];
 const SLOTS = 8;
 const COMPATIBILITY_DATE = '2026-07-30';
+// PROTO_HEADER says a request came over TLS: workerd takes the scheme of
+// Request.url from it (its forwardedProtoHeader) and removes it.
+const PROTO_HEADER = 'X-Conform-Proto';
 
 // freePort asks the system for a port no one listens on.
 function freePort() {
@@ -111,7 +114,7 @@ const config :Workerd.Config = (
     ${slots.map((i) => external('broker' + i, `(name = "x-conform-slot", value = "${i}")`)).join(',\n    ')},
     ${external('mark', '')},
   ],
-  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "host")],
+  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (forwardedProtoHeader = "${PROTO_HEADER}"), service = "host")],
 );
 `;
 }
@@ -139,7 +142,7 @@ async function startWorkerd(brokerPort) {
   });
   for (let i = 0; i < 200; i++) {
     try {
-      const r = await fetch(`http://127.0.0.1:${port}/__conform`, { method: 'POST', body: '{"type":"hello"}' });
+      const r = await fetch(`http://127.0.0.1:${port}/__conform`, { method: 'POST', headers: { 'x-conform-control': '1' }, body: '{"type":"hello"}' });
       return [port, await r.json()];
     } catch {
       await new Promise((r) => setTimeout(r, 50));
@@ -159,13 +162,16 @@ function rawRequest(r) {
   const named = (n) => headers.some(([k]) => isoDecode(k).toLowerCase() === n);
   let target;
   const head = [];
-  if (r.target !== undefined) target = expand(r.target, 'event.request.target');
-  else {
+  if (r.target !== undefined) {
+    target = expand(r.target, 'event.request.target');
+    if (r.tls) head.push(Buffer.from(`${PROTO_HEADER}: https\r\n`));
+  } else {
     const url = utf8(r.url, 'event.request.url');
-    const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)(.*)$/s.exec(url);
-    if (!m) throw new ProtocolError('workerd: no HTTP request has the url ' + JSON.stringify(url));
+    const m = /^(https?):\/\/([^/?#]*)(.*)$/is.exec(url);
+    if (!m) throw new ProtocolError('workerd: no HTTP request makes the Request.url ' + JSON.stringify(url));
     target = Buffer.from(m[3] === '' ? '/' : m[3]);
     if (!named('host')) head.push(Buffer.from(`Host: ${m[2]}\r\n`));
+    if (m[1].toLowerCase() === 'https') head.push(Buffer.from(`${PROTO_HEADER}: https\r\n`));
   }
   const chunks = r.body ? r.body.chunks.map((c, i) => expand(c, `event.request.body.chunks[${i}]`)) : null;
   const chunked = chunks !== null && !named('content-length') && !/^(GET|HEAD)$/i.test(isoDecode(method));
@@ -174,7 +180,7 @@ function rawRequest(r) {
   for (const [k, v] of headers) out.push(Buffer.from(k), Buffer.from(': '), Buffer.from(v), Buffer.from('\r\n'));
   out.push(...head, Buffer.from('\r\n'));
   const body = [];
-  for (const c of chunks ?? []) {
+  for (const c of named('content-length') || chunked ? chunks ?? [] : []) {
     if (!chunked) body.push(Buffer.from(c));
     else if (c.length > 0) body.push(Buffer.from(c.length.toString(16) + '\r\n'), Buffer.from(c), Buffer.from('\r\n'));
   }
@@ -217,7 +223,7 @@ const [broker, brokerState] = await startBroker();
 const [port] = await startWorkerd(broker.address().port);
 
 async function control(c) {
-  const r = await fetch(`http://127.0.0.1:${port}/__conform`, { method: 'POST', body: JSON.stringify(c) });
+  const r = await fetch(`http://127.0.0.1:${port}/__conform`, { method: 'POST', headers: { 'x-conform-control': '1' }, body: JSON.stringify(c) });
   if (!r.ok) throw new ProtocolError(`workerd: the control request failed: ${r.status} ${await r.text()}`);
   return r.json();
 }
@@ -232,10 +238,10 @@ async function runCase(c) {
   if (r.ready) {
     const raw = rawRequest(c.event.request);
     const res = await exchange(port, raw);
-    if (res.status !== 200) {
+    r = await control({ type: 'answered' });
+    if (r === null) {
       return { type: 'protocol_error', id: c.id, message: `workerd refused the request: ${res.head.split('\r\n')[0]}` };
     }
-    r = JSON.parse(res.body.toString('utf8'));
   }
   const calls = r.calls.map((a, i) => ({ ...a, platform: [...(brokerState.segments[i] ?? []), ...a.platform] }));
   const result = { type: 'result', id: c.id, calls };
