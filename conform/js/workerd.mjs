@@ -258,6 +258,9 @@ const hello = {
   events: null,
   targets: true,
   redelivery: true,
+  // The worker sees only Request.bodyUsed of workerd's own body stream; its
+  // pulls and a cancel are workerd's.
+  bodyObservations: ['used'],
 };
 
 async function answer(line) {
