@@ -3,20 +3,16 @@
 //
 //   go run ./cmd/conform -expect conform/js/node-expect.txt -- node conform/js/node.mjs
 //
-// node plays the platform: each case's request is a native Request over a
-// ReadableStream that delivers a chunk only when pulled (highWaterMark 0),
-// its Queue bindings and MessageBatch are protocol.mjs's recording ones.
-// Two things node's Request constructor does that no platform does to a
-// request it received are undone: it normalises the URL (a platform gives
-// Request.url unparsed) and upper-cases or refuses some methods (get,
-// CONNECT); the adapter sets url and method on the instance to what
-// arrived.
+// node plays the platform: each case's request is protocol.mjs's requestOf,
+// a native Request over a ReadableStream that delivers a chunk only when
+// pulled; its Queue bindings and MessageBatch are protocol.mjs's recording
+// ones.
 
 import { spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import {
-  EVENTS, expand, FUNCTIONS, isoDecode, messageBatch, ProtocolError, queuePlatform, redelivered, runCalls, utf8,
+  EVENTS, FUNCTIONS, messageBatch, ProtocolError, queuePlatform, redelivered, requestOf, runCalls,
 } from './protocol.mjs';
 
 // V8's JSON.parse and JSON.stringify recurse once a level, and rows nest
@@ -38,81 +34,6 @@ const hello = {
   targets: true,
   redelivery: true,
 };
-
-// requestOf builds the native Request of a case's request and the
-// observer of its body stream.
-function requestOf(r) {
-  const method = isoDecode(expand(r.method, 'event.request.method'));
-  const headers = new Headers();
-  for (const [k, v] of r.headers ?? []) headers.append(isoDecode(expand(k, 'header name')), isoDecode(expand(v, 'header value')));
-  const url = r.target !== undefined ? targetURL(utf8(r.target, 'event.request.target'), r.tls, headers.get('host')) : utf8(r.url, 'event.request.url');
-  const [stream, state] = r.body ? bodyStream(r.body) : [null, null];
-  const bodyless = /^(GET|HEAD)$/i.test(method);
-  const init = { method: nativeMethod(method), headers, duplex: 'half' };
-  if (stream && !bodyless) init.body = stream;
-  const req = new Request('http://placeholder.invalid/', init);
-  Object.defineProperty(req, 'url', { value: url });
-  Object.defineProperty(req, 'method', { value: method });
-  if (r.body?.used && req.body) req.body.getReader(); // locked before the first call
-  const observe = () =>
-    state && { pulls: state.pulls, canceled: state.canceled, used: req.bodyUsed || (req.body?.locked ?? false) };
-  return [req, observe];
-}
-
-// nativeMethod is a method node's Request accepts with the same body rules
-// (GET and HEAD refuse a body, the others take one).
-const nativeMethod = (m) => (/^(GET|HEAD)$/i.test(m) ? 'GET' : 'POST');
-
-// bodyStream is a stream of the chunks, one a pull, with what the host did
-// to it: the chunks pulled and whether it cancelled before the end. fail:
-// the pull after the last chunk fails with that reason.
-function bodyStream(b) {
-  if (!Array.isArray(b.chunks)) throw new ProtocolError('event.request.body.chunks: not a list');
-  const chunks = b.chunks.map((c, i) => expand(c, `event.request.body.chunks[${i}]`));
-  const state = { pulls: 0, canceled: false };
-  let i = 0;
-  const stream = new ReadableStream(
-    {
-      type: 'bytes',
-      pull(c) {
-        if (i < chunks.length) {
-          state.pulls++;
-          c.enqueue(chunks[i++].slice());
-        } else if (b.fail != null) c.error(new Error(utf8(b.fail, 'event.request.body.fail')));
-        else c.close();
-      },
-      cancel() {
-        state.canceled = true;
-      },
-    },
-    { highWaterMark: 0 },
-  );
-  return [stream, state];
-}
-
-// targetURL is Request.url of a request-target as a server received it
-// (testdata/README.md, "Request URLs of the net/http adapter"): "" where
-// no URL can be made.
-function targetURL(target, tls, host) {
-  const scheme = tls ? 'https' : 'http';
-  try {
-    let u;
-    if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(target)) {
-      u = new URL(target);
-      u.protocol = scheme;
-      u.username = '';
-      u.password = '';
-    } else if (target === '' || target[0] === '/' || target[0] === '\\') {
-      u = new URL(scheme + '://' + (host ?? '') + target);
-    } else {
-      u = new URL(target, scheme + '://' + (host ?? ''));
-    }
-    u.hash = '';
-    return u.href;
-  } catch {
-    return '';
-  }
-}
 
 // runCase answers one case.
 async function runCase(c) {

@@ -34,6 +34,22 @@ export function expand(b, where = 'bytes') {
   throw new ProtocolError(where + ': not a byte builder');
 }
 
+// chunksOf is a body's chunks, each as bytes: its chunks, or its bytes cut
+// into chunks of chunkSize (a large body the runner sends whole).
+export function chunksOf(b) {
+  const where = 'event.request.body';
+  if (b.bytes !== undefined && b.bytes !== null) {
+    const all = expand(b.bytes, where + '.bytes');
+    const size = b.chunkSize ?? b.chunk_size;
+    if (!Number.isInteger(size) || size < 1) throw new ProtocolError(where + '.chunkSize: not a positive number');
+    const out = [];
+    for (let i = 0; i < all.length; i += size) out.push(all.subarray(i, i + size));
+    return out;
+  }
+  if (!Array.isArray(b.chunks)) throw new ProtocolError(where + '.chunks: not a list');
+  return b.chunks.map((c, i) => expand(c, `${where}.chunks[${i}]`));
+}
+
 // isoDecode is a ByteString of bytes (byte b is U+00b); isoEncode the
 // reverse, for a string whose code units are all under 256.
 export function isoDecode(u8) {
@@ -241,6 +257,84 @@ export async function runCalls(ev, calls, seen, observe, byteStrings) {
 function platformCall(r) {
   if (!r.messages) return r;
   return { ...r, messages: r.messages.map((m) => ({ body: answerText(m.body), options: m.options })) };
+}
+
+// requestOf builds a native Request of a case's request, and the observer
+// of its body stream: the platform's part where no runtime builds the
+// Request from the wire. Two things the Request constructor does that no
+// platform does to a request it received are undone: it normalises the URL
+// (a platform gives Request.url unparsed) and upper-cases or refuses some
+// methods (get, CONNECT); url and method are set on the instance to what
+// arrived. A target (and Host, and TLS) makes the url as a server does.
+export function requestOf(r) {
+  const method = isoDecode(expand(r.method, 'event.request.method'));
+  const headers = new Headers();
+  for (const [k, v] of r.headers ?? []) headers.append(isoDecode(expand(k, 'header name')), isoDecode(expand(v, 'header value')));
+  const url = r.target !== undefined ? targetURL(utf8(r.target, 'event.request.target'), r.tls, headers.get('host')) : utf8(r.url, 'event.request.url');
+  const [stream, state] = r.body ? bodyStream(r.body) : [null, null];
+  const bodyless = /^(GET|HEAD)$/i.test(method);
+  const init = { method: nativeMethod(method), headers, duplex: 'half' };
+  if (stream && !bodyless) init.body = stream;
+  const req = new Request('http://placeholder.invalid/', init);
+  Object.defineProperty(req, 'url', { value: url });
+  Object.defineProperty(req, 'method', { value: method });
+  if (r.body?.used && req.body) req.body.getReader(); // locked before the first call
+  const observe = () =>
+    state && { pulls: state.pulls, canceled: state.canceled, used: req.bodyUsed || (req.body?.locked ?? false) };
+  return [req, observe];
+}
+
+// nativeMethod is a method node's Request accepts with the same body rules
+// (GET and HEAD refuse a body, the others take one).
+const nativeMethod = (m) => (/^(GET|HEAD)$/i.test(m) ? 'GET' : 'POST');
+
+// bodyStream is a stream of the chunks, one a pull, with what the host did
+// to it: the chunks pulled and whether it cancelled before the end. fail:
+// the pull after the last chunk fails with that reason.
+function bodyStream(b) {
+  const chunks = chunksOf(b);
+  const state = { pulls: 0, canceled: false };
+  let i = 0;
+  const stream = new ReadableStream(
+    {
+      pull(c) {
+        if (i < chunks.length) {
+          state.pulls++;
+          c.enqueue(chunks[i++].slice());
+        } else if (b.fail != null) c.error(new Error(utf8(b.fail, 'event.request.body.fail')));
+        else c.close();
+      },
+      cancel() {
+        state.canceled = true;
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return [stream, state];
+}
+
+// targetURL is Request.url of a request-target as a server received it
+// (testdata/README.md, "Request URLs of the net/http adapter"): "" where
+// no URL can be made.
+function targetURL(target, tls, host) {
+  const scheme = tls ? 'https' : 'http';
+  try {
+    let u;
+    if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(target)) {
+      u = new URL(target);
+      u.protocol = scheme;
+      u.username = '';
+      u.password = '';
+    } else if (target === '' || target[0] === '/' || target[0] === '\\') {
+      u = new URL(scheme + '://' + (host ?? '') + target);
+    } else {
+      u = new URL(target, scheme + '://' + (host ?? ''));
+    }
+    u.hash = '';
+    return u.href;
+  } catch {
+    return '';
+  }
 }
 
 // FUNCTIONS and EVENTS are the handshake's lists: every spec function and

@@ -8,13 +8,13 @@
 // result, less what the bridge adds (the platform calls its queue broker
 // saw).
 
-import { EVENTS, expand, messageBody, redelivered, runCalls } from './protocol.mjs';
+import { EVENTS, expand, messageBody, redelivered, requestOf, runCalls } from './protocol.mjs';
 
 // CONTROL marks the bridge's own requests; any other is a case's request.
 const CONTROL = 'x-conform-control';
 
 let pending = null; // a case waiting for its raw request
-let answered = null; // the answer to the last raw request (a HEAD response has no body)
+let answering = null; // the answer to the last raw request, coming (a HEAD response has no body)
 let queueCase = null; // the case of the queue event being dispatched
 
 // SLOTS are the native Queue bindings (Q0…), each sending to the bridge's
@@ -30,10 +30,9 @@ function envOf(c, env) {
 
 // run makes the case's calls; after each, the bridge's broker is told a
 // call ended (env.MARK), so it can say which call made which send.
-async function run(c, env, request, batch) {
+async function run(c, env, request, batch, observe = wireObserver(c, request)) {
   const ev = { kind: c.event?.kind ?? '', request, batch, env: envOf(c, env), permissions: c.platform?.permissions ?? {} };
   const seen = [];
-  const observe = () => (c.event?.request?.body ? { used: request.bodyUsed || (request.body?.locked ?? false) } : undefined);
   const calls = [];
   for (const call of c.calls ?? []) {
     const [a] = await runCalls(ev, [call], seen, observe, false);
@@ -42,6 +41,11 @@ async function run(c, env, request, batch) {
   }
   return calls;
 }
+
+// wireObserver reports what the worker sees of workerd's own body stream:
+// only whether it is used (its pulls and a cancel are workerd's).
+const wireObserver = (c, request) => () =>
+  c.event?.request?.body ? { used: request.bodyUsed || (request.body?.locked ?? false) } : undefined;
 
 // spy records a native message's ack() and retry() calls, then makes them.
 function spy(batch, seen) {
@@ -83,20 +87,29 @@ export default {
       if (!c) return new Response('no case is waiting', { status: 500 });
       pending = null;
       if (c.event.request.body?.used && request.body) request.body.getReader();
-      answered = { calls: await run(c, env, request, null) };
-      return Response.json(answered);
+      answering = run(c, env, request, null).then((calls) => ({ calls }));
+      return Response.json(await answering);
     }
     const c = await request.json();
     if (c.type === 'hello') return Response.json({ events: EVENTS });
+    if (c.type === 'pinned') {
+      // No HTTP request makes this Request.url, or workerd refused it: the
+      // worker builds the Request itself (workerd's Request, URL and
+      // Headers, the case's url as it is), as node.mjs does.
+      const p = pending;
+      pending = null;
+      const [req, observe] = requestOf(p.event.request);
+      return Response.json({ calls: await run(p, env, req, null, observe), note: 'Request built by the worker' });
+    }
     if (c.type === 'answered') {
-      const a = answered;
-      answered = null;
+      const a = pending ? null : await answering; // null: the request never reached the worker
+      answering = null;
       return Response.json(a);
     }
     if (c.event?.kind === 'queue' && c.event.batch) return Response.json(await queueEvent(c, env));
     if (c.event?.request && ['fetch', 'service-fetch', 'durable-fetch'].includes(c.event.kind)) {
       pending = c;
-      answered = null;
+      answering = null;
       return Response.json({ ready: true });
     }
     return Response.json({ calls: await run(c, env, null, null) });

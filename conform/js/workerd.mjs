@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { answerText, expand, FUNCTIONS, isoDecode, ProtocolError, utf8 } from './protocol.mjs';
+import { answerText, chunksOf, expand, FUNCTIONS, isoDecode, ProtocolError, utf8 } from './protocol.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const MODULES = ['worker.mjs', 'host.mjs', 'json.mjs', 'protocol.mjs'];
@@ -173,7 +173,7 @@ function rawRequest(r) {
     if (!named('host')) head.push(Buffer.from(`Host: ${m[2]}\r\n`));
     if (m[1].toLowerCase() === 'https') head.push(Buffer.from(`${PROTO_HEADER}: https\r\n`));
   }
-  const chunks = r.body ? r.body.chunks.map((c, i) => expand(c, `event.request.body.chunks[${i}]`)) : null;
+  const chunks = r.body ? chunksOf(r.body) : null;
   const chunked = chunks !== null && !named('content-length') && !/^(GET|HEAD)$/i.test(isoDecode(method));
   if (chunked) head.push(Buffer.from('Transfer-Encoding: chunked\r\n'));
   const out = [Buffer.from(method), Buffer.from(' '), Buffer.from(target), Buffer.from(' HTTP/1.1\r\n')];
@@ -189,7 +189,7 @@ function rawRequest(r) {
   return { head: Buffer.concat(out), body: Buffer.concat(body), fails };
 }
 
-// exchange writes raw bytes to workerd and reads one HTTP response.
+// exchange writes raw bytes to workerd and reads one HTTP response's head.
 function exchange(port, raw) {
   return new Promise((resolve, reject) => {
     const s = net.connect(port, '127.0.0.1');
@@ -200,19 +200,21 @@ function exchange(port, raw) {
       const end = all.indexOf('\r\n\r\n');
       if (end < 0) return reject(new ProtocolError('workerd answered no HTTP response'));
       const head = all.subarray(0, end).toString('latin1');
-      resolve({ status: Number(head.split(' ')[1]), head, body: all.subarray(end + 4) });
+      resolve({ status: Number(head.split(' ')[1]), head });
     };
     s.on('connect', () => {
       s.write(raw.head);
       s.write(raw.body);
-      if (raw.fails) setTimeout(() => s.resetAndDestroy?.() ?? s.destroy(), 50);
+      if (raw.fails) {
+        setTimeout(() => {
+          s.resetAndDestroy();
+          resolve({ status: 0, head: 'the bridge reset the connection' });
+        }, 50);
+      }
     });
     s.on('data', (d) => {
       got.push(d);
-      const all = Buffer.concat(got);
-      const end = all.indexOf('\r\n\r\n');
-      const len = /content-length: *(\d+)/i.exec(all.subarray(0, Math.max(end, 0)).toString('latin1'));
-      if (end >= 0 && len && all.length >= end + 4 + Number(len[1])) finish();
+      if (Buffer.concat(got).indexOf('\r\n\r\n') >= 0) finish(); // the answer comes by control()
     });
     s.on('end', finish);
     s.on('error', (e) => (got.length ? finish() : reject(new ProtocolError('workerd: ' + e.message))));
@@ -228,6 +230,27 @@ async function control(c) {
   return r.json();
 }
 
+// overTheWire has workerd build the case's Request from its raw bytes. A
+// request-target workerd refuses is the answer (a protocol error naming
+// the refusal). A Request.url no HTTP request makes, or one workerd
+// refuses, is the worker's own Request of that url instead: the row is
+// then about workerd's URL, URLSearchParams and Headers, not its HTTP
+// server.
+async function overTheWire(c) {
+  let refused;
+  try {
+    const res = await exchange(port, rawRequest(c.event.request));
+    const r = await control({ type: 'answered' });
+    if (r !== null) return r;
+    refused = `workerd refused the request: ${res.head.split('\r\n')[0]}`;
+  } catch (e) {
+    if (!(e instanceof ProtocolError)) throw e;
+    refused = e.message;
+  }
+  if (c.event.request.target !== undefined) throw new ProtocolError(refused);
+  return { ...(await control({ type: 'pinned' })), note: refused };
+}
+
 // runCase answers one case: through workerd, then with the broker's
 // records added to each call's platform calls.
 async function runCase(c) {
@@ -235,14 +258,7 @@ async function runCase(c) {
   brokerState.failNext = c.platform?.failNext ?? null;
   brokerState.bindings = Object.keys(c.platform?.bindings ?? {});
   let r = await control(c);
-  if (r.ready) {
-    const raw = rawRequest(c.event.request);
-    const res = await exchange(port, raw);
-    r = await control({ type: 'answered' });
-    if (r === null) {
-      return { type: 'protocol_error', id: c.id, message: `workerd refused the request: ${res.head.split('\r\n')[0]}` };
-    }
-  }
+  if (r.ready) r = await overTheWire(c);
   const calls = r.calls.map((a, i) => ({ ...a, platform: [...(brokerState.segments[i] ?? []), ...a.platform] }));
   const result = { type: 'result', id: c.id, calls };
   if (c.end) Object.assign(result, { outcome: r.outcome, redelivered: r.redelivered });
