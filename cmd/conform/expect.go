@@ -44,17 +44,20 @@ func readExpectations(path string) (expectations, error) {
 	return e, sc.Err()
 }
 
-// writeExpectations writes e to path, rows in the order given, with the
+// writeExpectations writes e to path, rows in the order given, after the
 // header that says what the file is.
-func writeExpectations(path, adapter string, rows []string, e expectations) error {
+func writeExpectations(path string, rows []string, e expectations) error {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# Rows %s is known to fail (cmd/conform -expect; CONFORMANCE.md, section 9).\n", adapter)
-	b.WriteString("# One a line: the row, a tab, the reason. `go run ./cmd/conform -fix` rewrites the list.\n")
+	b.WriteString(expectHeader)
 	for _, r := range rows {
 		fmt.Fprintf(&b, "%s\t%s\n", r, e[r])
 	}
 	return os.WriteFile(path, b.Bytes(), 0o644)
 }
+
+// expectHeader starts every expectations file -fix writes.
+const expectHeader = "# The rows this adapter is known to fail (cmd/conform -expect; CONFORMANCE.md, section 9):\n" +
+	"# one a line, the row, a tab, the reason. `go run ./cmd/conform -fix -expect FILE -- ADAPTER` rewrites it.\n"
 
 // unknownRows are the rows e lists that no vector file has.
 func (e expectations) unknownRows(known map[string]bool) []string {

@@ -136,7 +136,7 @@ func (rep *report) fix(path string, stderr io.Writer) int {
 			e[r.row.name] = "TODO: " + clip(r.detail)
 		}
 	}
-	if err := writeExpectations(path, rep.adapter, rows, e); err != nil {
+	if err := writeExpectations(path, rows, e); err != nil {
 		fmt.Fprintln(stderr, "conform:", err)
 		return 2
 	}
