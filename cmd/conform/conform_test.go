@@ -48,6 +48,17 @@ type buildError struct {
 func (e *buildError) Error() string { return e.err.Error() + ": " + string(e.out) }
 
 func TestMain(m *testing.M) {
+	cache := map[string][]*row{}
+	loadVectors = func(dir string) ([]*row, error) {
+		if rows, ok := cache[dir]; ok {
+			return rows, nil
+		}
+		rows, err := loadRows(dir)
+		if err == nil {
+			cache[dir] = rows
+		}
+		return rows, err
+	}
 	code := m.Run()
 	if adapterBin != "" {
 		os.RemoveAll(filepath.Dir(adapterBin))
