@@ -59,7 +59,7 @@ type lineOrErr struct {
 func startAdapter(argv []string) (*adapter, conform.Hello, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	ownGroup(cmd)
-	a := &adapter{cmd: cmd, in: make(chan []byte), out: make(chan lineOrErr, 1), stderr: &tail{max: 4096},
+	a := &adapter{cmd: cmd, in: make(chan []byte, window), out: make(chan lineOrErr, 1), stderr: &tail{max: 4096},
 		done: make(chan struct{})}
 	cmd.Stderr = a.stderr
 	stdin, err1 := cmd.StdinPipe()
@@ -145,15 +145,19 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 // roundTrip writes one message and waits at most limit for its answer
 // line; any failure is a *broke.
 func (a *adapter) roundTrip(msg []byte, limit time.Duration) ([]byte, error) {
-	timer := time.NewTimer(limit)
+	a.send(msg)
+	return a.receive(time.Now().Add(limit), limit)
+}
+
+// send queues one message for the adapter's input. It never blocks while
+// fewer than window messages are queued and unanswered.
+func (a *adapter) send(msg []byte) { a.in <- append(msg, '\n') }
+
+// receive waits until deadline for the next answer line; limit is the
+// per-case time limit, for the message. Any failure is a *broke.
+func (a *adapter) receive(deadline time.Time, limit time.Duration) ([]byte, error) {
+	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
-	select {
-	case a.in <- append(msg, '\n'):
-	case <-a.done:
-		return nil, a.died()
-	case <-timer.C:
-		return nil, &broke{brokeStalled, fmt.Sprintf("it read no input for %v", limit)}
-	}
 	select {
 	case r := <-a.out:
 		if r.err != nil {

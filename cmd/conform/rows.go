@@ -116,6 +116,11 @@ func loadRows(dir string) ([]*row, error) {
 		}
 		rows = append(rows, rs...)
 	}
+	for _, r := range rows {
+		for _, tc := range r.cases {
+			tc.msg.Row = r.name
+		}
+	}
 	return rows, nil
 }
 

@@ -37,8 +37,45 @@ func (rn *runner) start() error {
 	return nil
 }
 
-// runRow runs a row's cases in order: the row passes when every case does.
-func (rn *runner) runRow(r *row) (status, detail string) {
+// window is how many cases the runner writes before it reads their
+// answers (CONFORMANCE.md, section 1).
+const window = 64
+
+// pending is a case to run: its row's index, and the case.
+type pending struct {
+	ri int
+	tc *tcase
+}
+
+// runRows runs every row: the rows decided without the adapter first (no
+// case, a case the adapter cannot run, a handshake that differs), then
+// every case of the others, in order, up to window of them at a time. A
+// row passes when every one of its cases does.
+func (rn *runner) runRows(rows []*row) []result {
+	results := make([]result, len(rows))
+	var queue []pending
+	for i, r := range rows {
+		results[i] = result{row: r, status: statusPass}
+		if st, detail := rn.decide(r); st != "" {
+			results[i].status, results[i].detail = st, detail
+			continue
+		}
+		for _, tc := range r.cases {
+			queue = append(queue, pending{i, tc})
+		}
+	}
+	rn.stream(queue, func(p pending, d string) {
+		r := &results[p.ri]
+		if r.status == statusPass {
+			r.status = statusFail
+			r.detail = fmt.Sprintf("case %d of %d: %s", slices.Index(r.row.cases, p.tc)+1, len(r.row.cases), d)
+		}
+	})
+	return results
+}
+
+// decide is the status of a row decided without running its cases, or "".
+func (rn *runner) decide(r *row) (status, detail string) {
 	if r.skip != "" {
 		return statusSkip, r.skip
 	}
@@ -52,12 +89,85 @@ func (rn *runner) runRow(r *row) (status, detail string) {
 			return statusFail, d
 		}
 	}
-	for i, tc := range r.cases {
-		if d := rn.runCase(r, tc); d != "" {
-			return statusFail, fmt.Sprintf("case %d of %d: %s", i+1, len(r.cases), d)
+	return "", ""
+}
+
+// stream runs the cases of q in order, calling failed for each that fails.
+// The cases in flight are always the next ones of q: after the adapter
+// breaks, the first of them has failed and the rest are written again.
+func (rn *runner) stream(q []pending, failed func(p pending, detail string)) {
+	next, inflight := 0, 0 // q[next-inflight:next] are written, unanswered
+	var sent []time.Time
+	last := time.Now()
+	for next < len(q) || inflight > 0 {
+		if rn.broken != "" {
+			for _, p := range q[next-inflight:] {
+				failed(p, "not run: "+rn.broken)
+			}
+			return
+		}
+		for ; inflight < window && next < len(q); next, inflight = next+1, inflight+1 {
+			rn.a.send(rn.message(q[next]))
+			sent = append(sent, time.Now())
+		}
+		p := q[next-inflight]
+		deadline := sent[len(sent)-inflight]
+		if last.After(deadline) {
+			deadline = last
+		}
+		d, err := rn.answer(p, deadline.Add(p.tc.limit(rn.timeout)))
+		last = time.Now()
+		if d != "" {
+			failed(p, d)
+		}
+		inflight--
+		var br *broke
+		if errors.As(err, &br) {
+			rn.restart(p.tc.msg.Row, br)
+			next, inflight, sent = next-inflight, 0, nil
 		}
 	}
-	return statusPass, ""
+}
+
+// message is the line of a case: its row's name and a new id.
+func (rn *runner) message(p pending) []byte {
+	rn.nextID++
+	p.tc.msg.ID = rn.nextID
+	b, err := json.Marshal(p.tc.msg)
+	if err != nil { // the runner's own values: cannot fail
+		panic(err)
+	}
+	return b
+}
+
+// limit is the time a case may take: the per-case limit, and as much again
+// for each MiB of request body it carries.
+func (tc *tcase) limit(base time.Duration) time.Duration {
+	n := 0
+	if ev := tc.msg.Event; ev != nil && ev.Request != nil && ev.Request.Body != nil {
+		b := ev.Request.Body
+		for _, c := range b.Chunks {
+			n += len(c.Bytes())
+		}
+		if b.Bytes != nil {
+			n += len(b.Bytes.Bytes())
+		}
+	}
+	return base + base*time.Duration(n>>20)
+}
+
+// answer reads the answer to the oldest case in flight and compares it:
+// how it is wrong, or "", and the *broke when the adapter broke.
+func (rn *runner) answer(p pending, deadline time.Time) (string, error) {
+	line, err := rn.a.receive(deadline, p.tc.limit(rn.timeout))
+	if err != nil {
+		return err.Error(), err
+	}
+	res, err := readResult(line, p.tc.msg.ID, p.tc)
+	if err != nil {
+		return err.Error(), err
+	}
+	return p.tc.compare(res, rn.hello.Redelivery), nil
 }
 
 // unsupported is why the adapter cannot run a case, or "".
@@ -87,35 +197,9 @@ func specOf(function string) string {
 	return "网页入站 0.8.0"
 }
 
-// runCase sends one case and compares its answer: "" when it is right.
-func (rn *runner) runCase(r *row, tc *tcase) string {
-	if rn.broken != "" {
-		return "not run: " + rn.broken
-	}
-	rn.nextID++
-	msg := tc.msg
-	msg.ID, msg.Row = rn.nextID, r.name
-	b, err := json.Marshal(msg)
-	if err != nil {
-		return "the runner cannot write this case: " + err.Error()
-	}
-	line, err := rn.a.roundTrip(b, rn.timeout)
-	if err == nil {
-		var res *conform.Result
-		if res, err = readResult(line, msg.ID, tc); err == nil {
-			return tc.compare(res, rn.hello.Redelivery)
-		}
-	}
-	var br *broke
-	if errors.As(err, &br) {
-		rn.restart(r, br)
-	}
-	return err.Error()
-}
-
 // restart starts the adapter again after it broke, or gives it up.
-func (rn *runner) restart(r *row, b *broke) {
-	fmt.Fprintf(rn.log, "ADAPTER %s at %s\n", b, r.name)
+func (rn *runner) restart(rowName string, b *broke) {
+	fmt.Fprintf(rn.log, "ADAPTER %s at %s\n", b, rowName)
 	rn.a.kill()
 	if rn.restarts == maxRestarts {
 		rn.broken = fmt.Sprintf("the adapter broke %d times", maxRestarts+1)

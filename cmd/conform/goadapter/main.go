@@ -16,8 +16,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"runtime"
+	"slices"
 
 	"hostbridge"
 	"hostbridge/internal/conform"
@@ -84,10 +86,7 @@ func answer(line []byte, f fault) []byte {
 }
 
 func hello() conform.Hello {
-	funcs := []string{conform.CanonicalJSON}
-	for name := range specFunctions {
-		funcs = append(funcs, name)
-	}
+	funcs := append(slices.Sorted(maps.Keys(specFunctions)), conform.CanonicalJSON)
 	return conform.Hello{
 		Type: conform.TypeHello, Protocol: conform.Protocol,
 		Adapter:   "hostbridge (Go " + runtime.Version() + ", cmd/conform/goadapter)",
