@@ -7,6 +7,9 @@ import (
 	goparser "go/parser"
 	"go/token"
 	"go/types"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -105,4 +108,46 @@ func typeCheck(t *testing.T, what string, files []string) {
 		}
 	}}
 	conf.Check("hostbridge", fset, parsed, nil)
+}
+
+// TestStandardLibraryOnly pins D2: go.mod has no require, and no file of
+// the package (tests aside) imports a package outside the standard library,
+// unsafe or os, or starts a goroutine.
+func TestStandardLibraryOnly(t *testing.T) {
+	mod, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(mod), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "require") {
+			t.Errorf("go.mod: %q", line)
+		}
+	}
+	files, err := filepath.Glob("*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatal(files, err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := goparser.ParseFile(fset, name, nil, goparser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			first, _, _ := strings.Cut(path, "/")
+			if strings.Contains(first, ".") || path == "unsafe" || path == "os" {
+				t.Errorf("%s imports %s", name, path)
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if g, ok := n.(*ast.GoStmt); ok {
+				t.Errorf("%s: a go statement at %s", name, fset.Position(g.Pos()))
+			}
+			return true
+		})
+	}
 }

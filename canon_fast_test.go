@@ -779,7 +779,7 @@ func TestSyntaxMissingColon(t *testing.T) {
 
 // collidingKeys are two keys whose texts, quotes included, have the same
 // 64-bit FNV-1a hash (0x22fb54649713e66b; found by a distinguished-point
-// search over 16-hex-digit keys, 2026-12-02): in an object the fast path
+// search over 16-hex-digit keys): in an object the fast path
 // maps, the second is looked up under the first's entry.
 var collidingKeys = [2]string{"a24438f05a3d93e0", "267adcd6150a95db"}
 

@@ -18,11 +18,11 @@ type subset struct{ run, tags string }
 
 // fastJSON is the tests of the fast path's canonical JSON (the default
 // build).
-var fastJSON = subset{"Canonical|String|Number|KeyOrder|JCS|IsMarker|Depth|JSONTestSuite|Fast|Syntax|Batch|Producer|ReadQueueBatch|UTF8Pins", ""}
+var fastJSON = subset{"Canonical|String|Number|KeyOrder|JCS|IsMarker|Depth|JSONTestSuite|Fast|Syntax|Batch|Producer|ReadQueueBatch|UTF8ShortBOMPrefix|UTF8LenientLengthCounted|UTF8BadByteOffset", ""}
 
 // refJSON is the tests of the reference's canonical JSON, in the
 // reference build (where every canonical JSON test runs on it).
-var refJSON = subset{"Canonical|Reference|String|Number|KeyOrder|JCS|IsMarker|Depth|JSONTestSuite|Batch|Producer|Consumer|Syntax|UTF8Pins", "hostbridge_ref"}
+var refJSON = subset{"Canonical|Reference|String|Number|KeyOrder|JCS|IsMarker|Depth|JSONTestSuite|Batch|Producer|Consumer|Syntax|UTF8ShortBOMPrefix|UTF8LenientLengthCounted|UTF8BadByteOffset", "hostbridge_ref"}
 
 var pkgs = map[string]pkg{
 	// The root package: the reference (canon_ref*.go) is tested in its build, where
