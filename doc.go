@@ -76,7 +76,7 @@
 //     equal to the reference by its tests).
 //
 // DECISIONS.md gives the reasons of the decisions below, PLATFORMS.md where
-// real platforms differ, BENCHMARKS.md the measured speed.
+// real platforms differ, BENCHMARKS.md the measured figures.
 //
 // # Decisions
 //
