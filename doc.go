@@ -62,8 +62,9 @@
 //     (URLSearchParams).
 //   - Body reads: body.go: [ReadInboundText], [ReadInboundStrictText],
 //     [ReadInboundBytes] and [ReadInboundBoundedJSON] return a [BodyStatus]
-//     and the body; [ReadInboundJSON] returns the body as canonical JSON or
-//     an error. utf8.go: strict and WHATWG lenient UTF-8.
+//     and the body (go doc lists them under type BodyStatus);
+//     [ReadInboundJSON] returns the body as canonical JSON or an error.
+//     utf8.go: strict and WHATWG lenient UTF-8.
 //   - Events for hosts and tests: httpevent.go ([HTTPEvent], for net/http
 //     servers); fakeevent.go ([NewRequestEvent], [FakeBody]).
 //   - Errors and limits: errors.go ([Error], [ErrorKind], every Msg… text
