@@ -109,7 +109,7 @@
 // Canonical JSON:
 //
 //   - D8 Canonical form: V8's JSON.stringify(JSON.parse(text)) byte for
-//     byte, rule by rule in canonref.go: lone surrogates as \udxxx,
+//     byte, rule by rule in canon_ref.go: lone surrogates as \udxxx,
 //     array-index keys first, a repeated key at its first place (Q11, Q12,
 //     I93, I95–I98).
 //   - D9 Input: valid UTF-8 and strict RFC 8259 (no BOM, comment or
