@@ -78,7 +78,7 @@ func ReadInboundStrictText(ev Event, limit int) (BodyStatus, string, error) {
 // returns an error the status is 0 (BodyOK) and the bytes nil, so check the
 // error before the status.
 //
-// It is 读取入站有限正文字节 of 网页入站 0.8.0 (有限正文读取): "字节接口
+// It is 读取入站有限正文字节 of 网页入站 0.8.0 (有限正文读取, I73): "字节接口
 // 原样返回全部字节，BOM 与零字节都保留". Its checks and errors are those of
 // ReadInboundText up to the reading.
 func ReadInboundBytes(ev Event, limit int) (BodyStatus, []byte, error) {

@@ -125,7 +125,8 @@ func appendQuoted(dst []byte, s string) []byte {
 // (message.ack()) by calling the batch's Ack, and returns nil, or the first
 // problem it found.
 //
-// It is 确认队列消息 of 消息队列 0.1.0 (消费者). Rules, in order of checking:
+// It is 确认队列消息 of 消息队列 0.1.0 (消费者, Q60). Rules, in order of
+// checking:
 //
 //  1. A queue event, else Violation MsgNotQueueEvent (Q50, Q51).
 //  2. The index, 0 <= n < the batch's message count, else Violation
@@ -150,7 +151,8 @@ func AckQueueMessage(ev Event, n int) error {
 // after the platform's default delay when delaySeconds is 0, by calling the
 // batch's Retry; it returns nil, or the first problem it found.
 //
-// It is 重试队列消息 of 消息队列 0.1.0 (消费者). Rules, in order of checking:
+// It is 重试队列消息 of 消息队列 0.1.0 (消费者, Q62). Rules, in order of
+// checking:
 //
 //  1. A queue event, else Violation MsgNotQueueEvent (Q50, Q51).
 //  2. The index, 0 <= n < the batch's message count, else Violation

@@ -43,7 +43,8 @@
 //
 // # The package by concept
 //
-// One concept a file; the tests of X.go are in X_test.go.
+// Each concept's files are listed together; its tests sit beside them, in
+// X_test.go files.
 //
 //   - Producer: queue.go ([Platform], [Bindings], [SendQueueMessage]);
 //     batch.go ([SendQueueBatch]).

@@ -143,10 +143,10 @@ func currentURL(ev Event) (urlParts, error) {
 // case-insensitively, or "" when the request has none; several fields of one
 // name are joined with ", ", as Headers.get does.
 //
-// It is 读取入站标头值 of 网页入站 0.8.0. With no current HTTP request it
-// returns Failure MsgNoRequest; then the name is checked: one that is not an
-// RFC 9110 token of 1 to MaxHeaderNameBytes bytes is Violation MsgHeaderName
-// (I42–I44, I145).
+// It is 读取入站标头值 of 网页入站 0.8.0 (I6, I7). With no current HTTP
+// request it returns Failure MsgNoRequest; then the name is checked: one
+// that is not an RFC 9110 token of 1 to MaxHeaderNameBytes bytes is
+// Violation MsgHeaderName (I42–I44, I145).
 func InboundHeader(ev Event, name string) (string, error) {
 	vs, err := headerValues(ev, name)
 	if err != nil {
@@ -159,10 +159,10 @@ func InboundHeader(ev Event, name string) (string, error) {
 // all, matched ASCII case-insensitively, even with an empty value, as
 // headers.has does.
 //
-// It is 入站标头存在 of 网页入站 0.8.0. Its errors are InboundHeader's: with no
-// current HTTP request Failure MsgNoRequest, then for a name that is not an
-// RFC 9110 token of 1 to MaxHeaderNameBytes bytes Violation MsgHeaderName
-// (I42–I44).
+// It is 入站标头存在 of 网页入站 0.8.0 (I38–I40). Its errors are
+// InboundHeader's: with no current HTTP request Failure MsgNoRequest, then
+// for a name that is not an RFC 9110 token of 1 to MaxHeaderNameBytes bytes
+// Violation MsgHeaderName (I42–I44).
 func InboundHeaderExists(ev Event, name string) (bool, error) {
 	vs, err := headerValues(ev, name)
 	return vs != nil, err
@@ -251,7 +251,7 @@ func EventKinds() []string { return slices.Clone(eventKinds) }
 // queue, scheduled, …: see EventKinds), or "" when there is none (a nil
 // event). It never fails.
 //
-// It is 读取入站事件种类 of 网页入站 0.8.0: "读取入站事件种类
+// It is 读取入站事件种类 of 网页入站 0.8.0 (I12): "读取入站事件种类
 // 返回本次宿主调用的事件种类文字，一次调用内不变。"
 func InboundEventKind(ev Event) string {
 	if ev == nil {
@@ -264,7 +264,7 @@ func InboundEventKind(ev Event) string {
 // upper-cased here, or Failure MsgNoRequest when the event carries no HTTP
 // request.
 //
-// It is 读取入站方法 of 网页入站 0.8.0: "读取入站方法 返回宿主接收的方法文字".
+// It is 读取入站方法 of 网页入站 0.8.0 (I2): "读取入站方法 返回宿主接收的方法文字".
 func InboundMethod(ev Event) (string, error) {
 	r, err := currentRequest(ev)
 	if err != nil {
@@ -276,7 +276,7 @@ func InboundMethod(ev Event) (string, error) {
 // InboundRawPath returns the path of the request URL, still percent-encoded
 // (URL.pathname), without the query or fragment.
 //
-// It is 读取入站原路径 of 网页入站 0.8.0: "读取入站原路径 返回 URL
+// It is 读取入站原路径 of 网页入站 0.8.0 (I3): "读取入站原路径 返回 URL
 // 的百分号编码路径，不含查询串或片段". Like every URL reader it returns
 // Failure MsgNoRequest when the event carries no HTTP request, and Failure
 // MsgRequestURL for a URL new URL would reject (D33).
@@ -292,7 +292,7 @@ func InboundRawPath(ev Event) (string, error) {
 // once, then decoded as UTF-8, both strictly: "%2F" becomes "/", and "%252F"
 // becomes "%2F" (once only).
 //
-// It is 读取入站解码路径 of 网页入站 0.8.0: "读取入站解码路径
+// It is 读取入站解码路径 of 网页入站 0.8.0 (I4, I5): "读取入站解码路径
 // 对该路径严格解码一次百分号和 UTF-8，坏编码时报错". In order:
 //   - no current request: Failure MsgNoRequest; a URL new URL would reject:
 //     Failure MsgRequestURL (D33);
@@ -313,7 +313,7 @@ func InboundDecodedPath(ev Event) (string, error) {
 // InboundOrigin returns the origin of the request URL (URL.origin): scheme
 // "://" host, then ":" port only when the port is not the scheme's default.
 //
-// It is 读取入站来源 of 网页入站 0.8.0: "读取入站来源 返回 URL 标准的
+// It is 读取入站来源 of 网页入站 0.8.0 (I23): "读取入站来源 返回 URL 标准的
 // origin，供应用比较同源请求；它不代表已经完成跨站请求授权。" Like every URL
 // reader it returns Failure MsgNoRequest when the event carries no HTTP
 // request, and Failure MsgRequestURL for a URL new URL would reject (D33).
@@ -328,7 +328,7 @@ func InboundOrigin(ev Event) (string, error) {
 // InboundHostname returns the host of the request URL (URL.hostname): lower
 // case, without the port; an IPv6 address keeps its brackets.
 //
-// It is 读取入站主机名 of 网页入站 0.8.0: "读取入站主机名 返回当前请求 URL 的
+// It is 读取入站主机名 of 网页入站 0.8.0 (I35): "读取入站主机名 返回当前请求 URL 的
 // hostname，依 URL 规则规范化为小写且不含端口。" Like every URL reader it
 // returns Failure MsgNoRequest when the event carries no HTTP request, and
 // Failure MsgRequestURL for a URL new URL would reject (D33).
@@ -344,7 +344,7 @@ func InboundHostname(ev Event) (string, error) {
 // decoded, with its leading "?" (URL.search), or "" when the query is empty
 // or missing (a lone "?" included, as URL.search does).
 //
-// It is 读取入站原查询 of 网页入站 0.8.0: "读取入站原查询
+// It is 读取入站原查询 of 网页入站 0.8.0 (I36): "读取入站原查询
 // 返回原请求的查询串，非空时保留开头 ?；它不进行参数解码". Like every URL reader it
 // returns Failure MsgNoRequest when the event carries no HTTP request, and
 // Failure MsgRequestURL for a URL new URL would reject (D33).
@@ -360,7 +360,7 @@ func InboundRawQuery(ev Event) (string, error) {
 // decoded as url.searchParams.get(name) decodes it, or "" when the query has
 // no such parameter.
 //
-// It is 读取入站查询参数 of 网页入站 0.8.0: "读取入站查询参数
+// It is 读取入站查询参数 of 网页入站 0.8.0 (I19, I20): "读取入站查询参数
 // 按浏览器 URL 查询参数规则读取第一个同名值，已经百分号解码；无该参数时返回空字符串。"
 // The query is parsed as application/x-www-form-urlencoded: "+" is a space,
 // percent-decoding keeps a bad "%" as it is, invalid UTF-8 becomes U+FFFD. A
@@ -376,7 +376,7 @@ func InboundQueryParam(ev Event, name string) (string, error) {
 // InboundQueryParamExists reports whether the query has a parameter name,
 // even with an empty value, as url.searchParams.has(name) does.
 //
-// It is 入站查询参数存在 of 网页入站 0.8.0: "?after=
+// It is 入站查询参数存在 of 网页入站 0.8.0 (I21, I22): "?after=
 // 这样的空值仍返回阳，使应用能区分缺失与空值。" The name is matched as by
 // InboundQueryParam, and its errors are the same.
 func InboundQueryParamExists(ev Event, name string) (bool, error) {
@@ -397,7 +397,7 @@ func queryParam(ev Event, name string) (string, bool, error) {
 // is empty) and its query parameters deleted (del), then set (set): an
 // absolute URL of the request's origin. It sends nothing.
 //
-// It is 构造入站同源网址 of 网页入站 0.8.0: "宿主复制当前请求
+// It is 构造入站同源网址 of 网页入站 0.8.0 (I25–I28): "宿主复制当前请求
 // URL，先删后设，未指定参数原样保留，并返回同源绝对网址，不发起请求。
 // 新路径须以单个 / 起首，拒绝 //、反斜线、控制字符、? 和 #；查询键和值由宿主编码。
 // 设置或删除列表各最多 16 项，超限失败。" In order:
