@@ -438,7 +438,7 @@ func TestReadInboundJSONErrors(t *testing.T) {
 // computed by node's TextDecoder and JSON.
 // Pins D40, D45.
 func TestInboundBodyDecisions(t *testing.T) {
-	// Pins I77.
+	// Pins I55, I77.
 	if rows := runInboundRows(t, "inbound-body.json"); rows != 13 {
 		t.Errorf("%d rows", rows)
 	}
