@@ -170,8 +170,10 @@ func showAnswer(a conform.Answer) string {
 	if len(a.Value) == 0 {
 		return s + "no value"
 	}
-	if b, err := conform.Expand(a.Value); err == nil && a.Value[0] != '{' || err == nil && bytes.HasPrefix(a.Value, []byte(`{"hex"`)) {
-		return s + "value " + showBytes(b)
+	if a.Value[0] == '"' || bytes.HasPrefix(a.Value, []byte(`{"hex"`)) {
+		if b, err := conform.Expand(a.Value); err == nil {
+			return s + "value " + showBytes(b)
+		}
 	}
 	return s + "value " + clip(string(a.Value))
 }

@@ -41,7 +41,7 @@ func (e *urlEntry) row() *row {
 		r.cases = append(r.cases, tc)
 	}
 	if len(r.cases) == 0 {
-		r.skip = "a relative input that fails against its base: no Request.url stands for it"
+		r.skip = "a failure that might not fail without its base: no Request.url stands for it"
 	}
 	return r
 }
@@ -64,13 +64,14 @@ func (e *urlEntry) hrefCases(r *row) []*tcase {
 
 // inputCase: the input itself as Request.url, unparsed, when it is an
 // absolute URL of a special scheme other than file whose base does not
-// matter, or a failure without a base. Nil when neither.
+// matter; or a failure that fails without its base too (no base, no scheme,
+// or a scheme other than the base's). Nil when neither.
 func (e *urlEntry) inputCase(r *row) *tcase {
-	in := strings.ToLower(strings.TrimLeft(e.Input, c0OrSpace))
+	in := strings.ToLower(tabNewline.Replace(strings.TrimLeft(e.Input, c0OrSpace)))
 	scheme, _, _ := strings.Cut(in, ":")
 	absolute := isSpecialScheme(scheme) && scheme != "file" && (e.Base == nil || strings.HasPrefix(in, scheme+"://"))
 	switch {
-	case !absolute && e.Failure && e.Base == nil:
+	case !absolute && e.Failure && (e.Base == nil || schemeOf(in) != schemeOf(*e.Base)):
 		return partsCaseAny(e.Input, nil)
 	case !absolute:
 		return nil
@@ -82,6 +83,9 @@ func (e *urlEntry) inputCase(r *row) *tcase {
 	}
 	return partsCaseAny(e.Input, e.parts())
 }
+
+// tabNewline removes what the URL parser removes from anywhere in its input.
+var tabNewline = strings.NewReplacer("\t", "", "\n", "", "\r", "")
 
 // parts are origin, hostname, pathname and search; "" origin when the entry
 // gives none (not compared).
@@ -111,7 +115,7 @@ const c0OrSpace = "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\
 // needsIDNA reports whether the host of the absolute URL s is not ASCII
 // once percent-decoded: the package refuses such a URL (it does no IDNA).
 func needsIDNA(s string) bool {
-	s = strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(s)
+	s = tabNewline.Replace(s)
 	_, rest, _ := strings.Cut(s, ":")
 	rest = strings.TrimLeft(rest, `/\`)
 	if end := strings.IndexAny(rest, `/\?#`); end >= 0 {
