@@ -231,11 +231,11 @@ async function control(c) {
 }
 
 // overTheWire has workerd build the case's Request from its raw bytes. A
-// request-target workerd refuses is the answer (a protocol error naming
-// the refusal). A Request.url no HTTP request makes, or one workerd
-// refuses, is the worker's own Request of that url instead: the row is
-// then about workerd's URL, URLSearchParams and Headers, not its HTTP
-// server.
+// request-target or a method workerd refuses is the answer (a protocol
+// error naming the refusal). A Request.url no HTTP request makes, or one
+// workerd refuses (400), is the worker's own Request of that url instead
+// (the answer's note says so): the row is then about workerd's URL,
+// URLSearchParams and Headers, not its HTTP server.
 async function overTheWire(c) {
   let refused;
   try {
@@ -247,7 +247,7 @@ async function overTheWire(c) {
     if (!(e instanceof ProtocolError)) throw e;
     refused = e.message;
   }
-  if (c.event.request.target !== undefined) throw new ProtocolError(refused);
+  if (c.event.request.target !== undefined || / 501 /.test(refused)) throw new ProtocolError(refused); // a target, a method
   return { ...(await control({ type: 'pinned' })), note: refused };
 }
 
@@ -261,6 +261,7 @@ async function runCase(c) {
   if (r.ready) r = await overTheWire(c);
   const calls = r.calls.map((a, i) => ({ ...a, platform: [...(brokerState.segments[i] ?? []), ...a.platform] }));
   const result = { type: 'result', id: c.id, calls };
+  if (r.note) result.note = r.note; // the Request was the worker's own, and why
   if (c.end) Object.assign(result, { outcome: r.outcome, redelivered: r.redelivered });
   return result;
 }
