@@ -8,7 +8,9 @@
 // 127.0.0.1 and, for a case whose event carries a request, writes the
 // request's raw HTTP/1.1 bytes to workerd's socket (method, target, headers
 // byte for byte, the body as one HTTP chunk per chunk), so the worker reads
-// the native Request workerd built, as at the edge. The worker's Queue
+// the native Request workerd built, as at the edge (a Request.url no HTTP
+// request makes, another scheme or a space in the path, is the worker's
+// own Request of it, as node.mjs builds one). The worker's Queue
 // bindings are native too: they send to a broker this script serves, which
 // records what workerd put on the wire (the body bytes, the content type,
 // the delay) and refuses the case's failNext. Queue cases are native queue
