@@ -9,11 +9,11 @@
 // ones.
 
 import { spawnSync } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import {
-  EVENTS, FUNCTIONS, messageBatch, ProtocolError, queuePlatform, redelivered, requestOf, runCalls,
+  EVENTS, FUNCTIONS, messageBatch, queuePlatform, redelivered, requestOf, runCalls,
 } from './protocol.mjs';
+import { serve } from './serve.mjs';
 
 // V8's JSON.parse and JSON.stringify recurse once a level, and rows nest
 // 4000 deep: node's default stack ends near there, so the adapter runs
@@ -54,23 +54,4 @@ async function runCase(c) {
   return result;
 }
 
-async function answer(line) {
-  let msg;
-  try {
-    msg = JSON.parse(line);
-  } catch (e) {
-    return { type: 'protocol_error', id: null, message: 'not JSON: ' + e.message };
-  }
-  if (msg.type === 'hello') return hello;
-  if (msg.type !== 'case') return { type: 'protocol_error', id: msg.id ?? null, message: 'unknown type ' + JSON.stringify(msg.type) };
-  try {
-    return await runCase(msg);
-  } catch (e) {
-    return { type: 'protocol_error', id: msg.id ?? null, message: e instanceof ProtocolError ? e.message : `adapter: ${e.stack}` };
-  }
-}
-
-for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
-  if (line === '') continue;
-  process.stdout.write(JSON.stringify(await answer(line)) + '\n');
-}
+await serve(() => hello, runCase);

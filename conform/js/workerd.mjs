@@ -23,9 +23,9 @@ import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { answerText, chunksOf, expand, FUNCTIONS, isoDecode, ProtocolError, utf8 } from './protocol.mjs';
+import { serve } from './serve.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const MODULES = ['worker.mjs', 'host.mjs', 'json.mjs', 'protocol.mjs'];
@@ -282,24 +282,5 @@ const hello = {
   bodyObservations: ['used'],
 };
 
-async function answer(line) {
-  let msg;
-  try {
-    msg = JSON.parse(line);
-  } catch (e) {
-    return { type: 'protocol_error', id: null, message: 'not JSON: ' + e.message };
-  }
-  if (msg.type === 'hello') return { ...hello, events: (await control({ type: 'hello' })).events };
-  if (msg.type !== 'case') return { type: 'protocol_error', id: msg.id ?? null, message: 'unknown type ' + JSON.stringify(msg.type) };
-  try {
-    return await runCase(msg);
-  } catch (e) {
-    return { type: 'protocol_error', id: msg.id ?? null, message: e instanceof ProtocolError ? e.message : `adapter: ${e.stack}` };
-  }
-}
-
-for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
-  if (line === '') continue;
-  process.stdout.write(JSON.stringify(await answer(line)) + '\n');
-}
+await serve(async () => ({ ...hello, events: (await control({ type: 'hello' })).events }), runCase);
 process.exit(0);
