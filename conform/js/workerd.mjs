@@ -142,6 +142,7 @@ async function startWorkerd(brokerPort) {
     child.kill();
     rmSync(dir, { recursive: true, force: true });
   });
+  process.on('SIGTERM', () => process.exit(1));
   for (let i = 0; i < 200; i++) {
     try {
       const r = await fetch(`http://127.0.0.1:${port}/__conform`, { method: 'POST', headers: { 'x-conform-control': '1' }, body: '{"type":"hello"}' });
