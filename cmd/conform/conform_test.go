@@ -196,13 +196,15 @@ func TestJSONReport(t *testing.T) {
 	code, out := runConform(t, "-json", "-run", "inbound-headers|urlsearchparams.json:sort")
 	var rep struct {
 		Passed, Failed, Skipped, Unexpected int
+		Levels                              map[string]levelCounts
 		Rows                                []jsonRow
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}
 	if code != 1 || rep.Passed != 12 || rep.Failed != 8 || rep.Skipped != 8 || rep.Unexpected != 8 || len(rep.Rows) != 16 ||
-		rep.Rows[0].Status != statusFail || rep.Rows[0].Level != levelSpec {
+		rep.Rows[0].Status != statusFail || rep.Rows[0].Level != levelSpec ||
+		rep.Levels[levelSpec] != (levelCounts{Passed: 12, Failed: 8, Skipped: 8}) || rep.Levels[levelDecision] != (levelCounts{}) {
 		t.Fatalf("exit %d: %+v", code, rep)
 	}
 }
