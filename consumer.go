@@ -47,6 +47,20 @@ type Message struct {
 	Body any
 }
 
+// BodyValue returns the Body a consumer gets for a message sent with body
+// and contentType: a json.RawMessage for "json" (and for "", Cloudflare's
+// default), a string for "text", body itself for any other type. A
+// delivering Platform calls it for every message it delivers.
+func BodyValue(contentType string, body []byte) any {
+	switch contentType {
+	case "", contentTypeJSON:
+		return json.RawMessage(body)
+	case "text":
+		return string(body)
+	}
+	return body
+}
+
 // EventQueue is the event kind of a queue batch (事件种类 queue).
 const EventQueue = "queue"
 

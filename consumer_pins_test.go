@@ -66,27 +66,3 @@ func TestConsumerPinsBatchRecordNegativeIndex(t *testing.T) {
 		t.Errorf("calls reported: %v, %v", r.ExplicitAcks, r.RetryMessages)
 	}
 }
-
-// TestConsumerPinsRetryDelayOne pins the delay a retried message waits:
-// "0 表示使用平台的默认延迟", any other delay the handler gave — 1 second
-// too, the smallest — is its own, not the consumer's RetryDelay.
-// Pins D25.
-func TestConsumerPinsRetryDelayOne(t *testing.T) {
-	// Pins Q63.
-	s := DefaultConsumerSettings()
-	s.RetryDelay = 30
-	for _, c := range []struct {
-		o    MessageOutcome
-		want int
-	}{
-		{MessageOutcome{Retried: true, DelaySeconds: 1}, 1},
-		{MessageOutcome{Retried: true, DelaySeconds: 2}, 2},
-		{MessageOutcome{Retried: true}, 30},
-		{MessageOutcome{}, 30},
-		{MessageOutcome{Acked: true}, 30},
-	} {
-		if got := c.o.RetryDelay(s); got != c.want {
-			t.Errorf("%+v.RetryDelay = %d, want %d", c.o, got, c.want)
-		}
-	}
-}

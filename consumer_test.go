@@ -437,3 +437,32 @@ func FuzzReadQueueBatch(f *testing.F) {
 		}
 	})
 }
+
+// TestBodyValue checks the Body a consumer gets for each content type:
+// JSON text for "json" and "" (Cloudflare's default), which ReadQueueBatch
+// reads; a string for "text" and the bytes for any other type, which are
+// not JSON values, so ReadQueueBatch refuses them.
+// Pins Q58.
+func TestBodyValue(t *testing.T) {
+	body := []byte(`{"a":1}`)
+	for _, c := range []struct {
+		ctype string
+		want  any
+	}{
+		{"json", json.RawMessage(body)},
+		{"", json.RawMessage(body)},
+		{"text", `{"a":1}`},
+		{"v8", body},
+	} {
+		got := BodyValue(c.ctype, body)
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("BodyValue(%q) = %#v, want %#v", c.ctype, got, c.want)
+		}
+		b := &recBatch{queue: "Q", msgs: []Message{{ID: "x", Attempts: 1, Body: got}}}
+		_, err := ReadQueueBatch(testEvent{kind: EventQueue, batch: b})
+		var e *Error
+		if _, isJSON := c.want.(json.RawMessage); isJSON != (err == nil) || (err != nil && (!errors.As(err, &e) || e.Msg != MsgMessageNotJSON+"0")) {
+			t.Errorf("BodyValue(%q): ReadQueueBatch: %v", c.ctype, err)
+		}
+	}
+}

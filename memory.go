@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -227,23 +226,11 @@ func (p *MemoryPlatform) record(method, binding string, msgs []BatchMessage) err
 	now := p.nowLocked()
 	q.promote(now)
 	for _, m := range msgs {
-		q.push(&memMsg{Message: Message{ID: p.newIDLocked(), Timestamp: now, Attempts: 1, Body: bodyValue(m)}}, now, m.DelaySeconds)
+		q.push(&memMsg{Message: Message{ID: p.newIDLocked(), Timestamp: now, Attempts: 1, Body: BodyValue(m.ContentType, m.Body)}}, now, m.DelaySeconds)
 		q.stats.Sent++
 	}
 	p.notifyLocked()
 	return nil
-}
-
-// bodyValue is what a consumer gets for a message sent with a content type:
-// a json.RawMessage for "json", the only one the package sends.
-func bodyValue(m BatchMessage) any {
-	switch m.ContentType {
-	case contentTypeJSON:
-		return json.RawMessage(m.Body)
-	case "text":
-		return string(m.Body)
-	}
-	return m.Body
 }
 
 // Enqueue puts m on queue directly, as another producer of the deployment
