@@ -466,3 +466,41 @@ func TestBodyValue(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckConsumerSettings checks each range of ConsumerSettings at its
+// bounds and one past them — Cloudflare's limits: batches of 1 to 100
+// messages, a batch timeout of 0 to 60 s, 0 to 100 retries, a retry delay
+// of 0 to 43200 s — and the text of each refusal.
+// Pins D27.
+func TestCheckConsumerSettings(t *testing.T) {
+	for _, c := range []struct {
+		edit func(*ConsumerSettings)
+		err  string // "" when accepted
+	}{
+		{func(s *ConsumerSettings) { s.MaxBatchSize = 1 }, ""},
+		{func(s *ConsumerSettings) { s.MaxBatchSize = 0 }, "hostbridge: MaxBatchSize 0 is not in 1…100"},
+		{func(s *ConsumerSettings) { s.MaxBatchSize = 100 }, ""},
+		{func(s *ConsumerSettings) { s.MaxBatchSize = 101 }, "hostbridge: MaxBatchSize 101 is not in 1…100"},
+		{func(s *ConsumerSettings) { s.MaxBatchTimeout = 0 }, ""},
+		{func(s *ConsumerSettings) { s.MaxBatchTimeout = -time.Nanosecond }, "hostbridge: MaxBatchTimeout -1ns is not in 0…1m0s"},
+		{func(s *ConsumerSettings) { s.MaxBatchTimeout = 60 * time.Second }, ""},
+		{func(s *ConsumerSettings) { s.MaxBatchTimeout = 60*time.Second + time.Nanosecond }, "hostbridge: MaxBatchTimeout 1m0.000000001s is not in 0…1m0s"},
+		{func(s *ConsumerSettings) { s.MaxRetries = 0 }, ""},
+		{func(s *ConsumerSettings) { s.MaxRetries = -1 }, "hostbridge: MaxRetries -1 is not in 0…100"},
+		{func(s *ConsumerSettings) { s.MaxRetries = 100 }, ""},
+		{func(s *ConsumerSettings) { s.MaxRetries = 101 }, "hostbridge: MaxRetries 101 is not in 0…100"},
+		{func(s *ConsumerSettings) { s.RetryDelay = 0 }, ""},
+		{func(s *ConsumerSettings) { s.RetryDelay = -1 }, "hostbridge: RetryDelay -1 is not in 0…43200"},
+		{func(s *ConsumerSettings) { s.RetryDelay = 43200 }, ""},
+		{func(s *ConsumerSettings) { s.RetryDelay = 43201 }, "hostbridge: RetryDelay 43201 is not in 0…43200"},
+		{func(s *ConsumerSettings) { s.DeadLetterQueue = "dlq" }, ""},
+		{func(s *ConsumerSettings) { s.DeadLetterQueue = "q" }, `hostbridge: queue "q" cannot be its own dead-letter queue`},
+	} {
+		s := DefaultConsumerSettings()
+		c.edit(&s)
+		err := CheckConsumerSettings("q", s)
+		if got := fmt.Sprint(err); (err == nil) != (c.err == "") || (err != nil && got != c.err) {
+			t.Errorf("CheckConsumerSettings(%+v) = %v, want %q", s, err, c.err)
+		}
+	}
+}
