@@ -42,8 +42,8 @@ const (
 	stateRetried
 )
 
-// NewBatchRecord is the record of one delivery of msgs from queue, with no
-// call made yet. It keeps msgs: the caller must not modify it afterwards.
+// NewBatchRecord returns the record of one delivery of msgs from queue, with
+// no call made yet. It keeps msgs: the caller must not modify it afterwards.
 func NewBatchRecord(queue string, msgs []Message) *BatchRecord {
 	return &BatchRecord{queue: queue, msgs: msgs, state: make([]msgState, len(msgs))}
 }
@@ -116,8 +116,8 @@ func (b *BatchRecord) Close() {
 	b.closed = true
 }
 
-// Outcome is what the handler asked for message i (untouched for an index
-// out of range). A platform should read it only after Close.
+// Outcome returns what the handler asked for message i (untouched for an
+// index out of range). A platform should read it only after Close.
 func (b *BatchRecord) Outcome(i int) MessageOutcome {
 	b.mu.Lock()
 	defer b.mu.Unlock()
