@@ -48,6 +48,9 @@ import (
 //     ID, Timestamp and Body and starting again at Attempts 1, as Miniflare
 //     does; without one it is dropped and counted in QueueStats.Dropped.
 //
+// What becomes of each message once the handler has returned is Settle's
+// to say; MemoryPlatform and natsqueue both call it.
+//
 // Time comes from the platform clock: the real one, or a virtual one
 // (VirtualClock) that moves only by Advance, so tests never sleep. Deliver
 // is one delivery step; Run is the loop a host runs, on the same code path.
