@@ -105,7 +105,7 @@ func (b *BatchRecord) Handle(handler func(Event) error) (err error) {
 // recordEvent is the queue Event of one delivery.
 type recordEvent struct{ b *BatchRecord }
 
-func (e recordEvent) Kind() string     { return EventQueue }
+func (e recordEvent) Kind() string     { return EventQueue } // Q3
 func (e recordEvent) Request() Request { return nil }
 func (e recordEvent) Batch() Batch     { return e.b }
 

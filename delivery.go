@@ -170,7 +170,7 @@ func (p *MemoryPlatform) step(queue string, handler func(Event) error) (Delivery
 	p.notifyLocked()
 	p.mu.Unlock()
 
-	err := b.Handle(handler)
+	err := b.Handle(handler) // Q4
 
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -70,9 +70,9 @@ func (a Action) String() string {
 //     s.RetryDelay when the handler gave 0 or did not retry (Q63, D25).
 func Settle(o MessageOutcome, handlerErr error, deliveries int, s ConsumerSettings) (Action, int) {
 	switch {
-	case handlerErr == nil && !o.Retried: // Q68
+	case handlerErr == nil && !o.Retried: // Q68 Q69
 		return ActionAck, 0
-	case handlerErr != nil && o.Acked && !s.RedeliverAcked: // Q69 Q71
+	case handlerErr != nil && o.Acked && !s.RedeliverAcked: // Q71
 		return ActionAck, 0
 	case deliveries > s.MaxRetries && s.DeadLetterQueue != "": // Q70
 		return ActionDeadLetter, 0
