@@ -71,7 +71,7 @@ func TestMain(m *testing.M) {
 func runConform(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	argv := append([]string{"-testdata", "../../testdata"}, args...)
+	argv := append([]string{"-testdata", "../../testdata"}, args...) // a later -testdata wins
 	argv = append(argv, "--", goAdapter(t))
 	code := run(argv, &out, &errb)
 	return code, out.String() + errb.String()
@@ -158,27 +158,32 @@ func TestAdapterGivenUp(t *testing.T) {
 
 // TestExpectations: -fix lists the rows that fail; with that list they are
 // expected failures and the run passes; the same list against the package
-// itself names rows that pass, and fails the run.
+// itself names rows that pass, and fails the run. (On a directory of one
+// vector file, so that -fix, which runs every row, is quick.)
 // Pins D53.
 func TestExpectations(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-fix runs every row")
+	dir, file := t.TempDir(), filepath.Join(t.TempDir(), "expect.txt")
+	data, err := os.ReadFile("../../testdata/inbound-headers.json")
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, "inbound-headers.json"), data, 0o644)
 	}
-	file := filepath.Join(t.TempDir(), "expect.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("HOSTBRIDGE_CONFORM_FAULT", "text")
-	if code, out := runConform(t, "-fix", "-expect", file); code != 0 {
+	if code, out := runConform(t, "-testdata", dir, "-fix", "-expect", file); code != 0 {
 		t.Fatalf("-fix: exit %d:\n%s", code, clip(out))
 	}
 	exp, err := readExpectations(file)
 	if err != nil || len(exp) != 8 || !strings.HasPrefix(exp["inbound-headers.json#10"], "TODO: case 1 of 1: call 1 入站标头存在") {
 		t.Fatalf("-fix wrote %d rows (%v): %q", len(exp), err, exp)
 	}
-	code, out := runConform(t, "-expect", file, "-run", "inbound-headers")
+	code, out := runConform(t, "-testdata", dir, "-expect", file)
 	if _, failed, _ := counts(t, out); code != 0 || failed != 8 || len(regexp.MustCompile(`(?m)^XFAIL `).FindAllString(out, -1)) != 8 {
 		t.Fatalf("with the list: exit %d, %d failed:\n%s", code, failed, out)
 	}
 	t.Setenv("HOSTBRIDGE_CONFORM_FAULT", "")
-	code, out = runConform(t, "-expect", file, "-run", "inbound-headers")
+	code, out = runConform(t, "-testdata", dir, "-expect", file)
 	if code != 1 || strings.Count(out, "XPASS ") != 8 {
 		t.Fatalf("the package with the list: exit %d:\n%s", code, out)
 	}
@@ -191,13 +196,45 @@ func TestJSONReport(t *testing.T) {
 	code, out := runConform(t, "-json", "-run", "inbound-headers|urlsearchparams.json:sort")
 	var rep struct {
 		Passed, Failed, Skipped, Unexpected int
+		Levels                              map[string]levelCounts
 		Rows                                []jsonRow
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}
 	if code != 1 || rep.Passed != 12 || rep.Failed != 8 || rep.Skipped != 8 || rep.Unexpected != 8 || len(rep.Rows) != 16 ||
-		rep.Rows[0].Status != statusFail || rep.Rows[0].Level != levelSpec {
+		rep.Rows[0].Status != statusFail || rep.Rows[0].Level != levelSpec ||
+		rep.Levels[levelSpec] != (levelCounts{Passed: 12, Failed: 8, Skipped: 8}) || rep.Levels[levelDecision] != (levelCounts{}) {
 		t.Fatalf("exit %d: %+v", code, rep)
+	}
+}
+
+// TestUnknownVectorFile: a vector file the runner does not know fails the
+// run before any case, so that no file goes unscored.
+// Pins D53.
+func TestUnknownVectorFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "new-vectors.json"), []byte(`{"rows": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"-testdata", dir, "--", "true"}, &out, &errb)
+	if code != 2 || !strings.Contains(errb.String(), "new-vectors.json: a vector file this runner does not know") {
+		t.Fatalf("exit %d: %s%s", code, out.String(), errb.String())
+	}
+}
+
+// TestUnknownListedRow: an expectations file naming a row no vector file
+// has fails a whole run; a -run selection does not judge it.
+// Pins D53.
+func TestUnknownListedRow(t *testing.T) {
+	r := &row{name: "inbound-headers.json#1", level: levelSpec}
+	exp := expectations{"inbound-headers.json#999": "a row that was renumbered"}
+	results := []result{{row: r, status: statusPass}}
+	if rep := newReport("a", results, exp, 0, true); rep.unexpected != 1 || len(rep.unknown) != 1 {
+		t.Errorf("whole run: %d unexpected, unknown %q", rep.unexpected, rep.unknown)
+	}
+	if rep := newReport("a", results, exp, 0, false); rep.unexpected != 0 {
+		t.Errorf("a selection: %d unexpected", rep.unexpected)
 	}
 }

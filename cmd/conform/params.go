@@ -114,7 +114,7 @@ func interplayRow(r *struct {
 	tc.call(wantText(r.Initial.Search), "读取入站原查询").readerCall(wantText(noFrag), "构造入站同源网址", "")
 	var steps [][]string
 	for _, s := range r.Steps {
-		if s.Step[0] != "searchParams" {
+		if len(s.Step) == 0 || s.Step[0] != "searchParams" {
 			break
 		}
 		steps = append(steps, s.Step[1:])

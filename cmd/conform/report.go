@@ -23,29 +23,46 @@ type report struct {
 	passed, failed, skipped int
 	unexpected              int // unlisted failures, listed passes, unknown rows
 	seconds                 float64
+	levels                  map[string]*levelCounts
+}
+
+// levelCounts are the rows of one level by status.
+type levelCounts struct {
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	Skipped int `json:"skipped"`
 }
 
 // newReport sets results against exp; with all, a listed row that no
 // vector file has is unexpected too.
 func newReport(adapter string, results []result, exp expectations, took time.Duration, all bool) *report {
-	rep := &report{adapter: adapter, results: results, exp: exp, seconds: took.Seconds()}
+	rep := &report{adapter: adapter, results: results, exp: exp, seconds: took.Seconds(),
+		levels: map[string]*levelCounts{levelSpec: {}, levelDecision: {}}}
 	known := map[string]bool{}
 	for _, r := range results {
 		known[r.row.name] = true
 		_, listed := exp[r.row.name]
+		lc := rep.levels[r.row.level]
+		if lc == nil {
+			lc = &levelCounts{}
+			rep.levels[r.row.level] = lc
+		}
 		switch r.status {
 		case statusPass:
 			rep.passed++
+			lc.Passed++
 			if listed {
 				rep.unexpected++
 			}
 		case statusFail:
 			rep.failed++
+			lc.Failed++
 			if !listed {
 				rep.unexpected++
 			}
 		case statusSkip:
 			rep.skipped++
+			lc.Skipped++
 		}
 	}
 	if all {
@@ -76,6 +93,10 @@ func (rep *report) writeText(w io.Writer, verbose bool) {
 		fmt.Fprintf(w, "UNKNOWN %s: listed in the expectations, but no vector file has this row\n", u)
 	}
 	fmt.Fprintf(w, "%s: %d rows in %.1fs; %d not as expected\n", rep.adapter, len(rep.results), rep.seconds, rep.unexpected)
+	for _, l := range []string{levelSpec, levelDecision} {
+		c := rep.levels[l]
+		fmt.Fprintf(w, "  %s rows: %d passed, %d failed, %d skipped\n", l, c.Passed, c.Failed, c.Skipped)
+	}
 	fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", rep.passed, rep.failed, rep.skipped)
 }
 
@@ -93,15 +114,16 @@ type jsonRow struct {
 // that did not simply pass.
 func (rep *report) writeJSON(w io.Writer) {
 	out := struct {
-		Adapter    string    `json:"adapter"`
-		Protocol   int       `json:"protocol"`
-		Passed     int       `json:"passed"`
-		Failed     int       `json:"failed"`
-		Skipped    int       `json:"skipped"`
-		Unexpected int       `json:"unexpected"`
-		Seconds    float64   `json:"seconds"`
-		Rows       []jsonRow `json:"rows"`
-	}{rep.adapter, 1, rep.passed, rep.failed, rep.skipped, rep.unexpected, rep.seconds, []jsonRow{}}
+		Adapter    string                  `json:"adapter"`
+		Protocol   int                     `json:"protocol"`
+		Passed     int                     `json:"passed"`
+		Failed     int                     `json:"failed"`
+		Skipped    int                     `json:"skipped"`
+		Unexpected int                     `json:"unexpected"`
+		Seconds    float64                 `json:"seconds"`
+		Levels     map[string]*levelCounts `json:"levels"`
+		Rows       []jsonRow               `json:"rows"`
+	}{rep.adapter, 1, rep.passed, rep.failed, rep.skipped, rep.unexpected, rep.seconds, rep.levels, []jsonRow{}}
 	for _, r := range rep.results {
 		reason, listed := rep.exp[r.row.name]
 		jr := jsonRow{Row: r.row.name, Level: r.row.level, Status: r.status, Expected: listed, Reason: reason, Detail: r.detail}
