@@ -13,6 +13,7 @@ import (
 // with three replicas: the platform check, the consumer vectors, and the
 // loss of a stream leader mid-run.
 func TestClusterR3(t *testing.T) {
+	long(t, "a three-node cluster losing leaders, about 20 s")
 	c := startCluster(t)
 	p := openCluster(t, c)
 	t.Run("CheckQueuePlatform", func(t *testing.T) {
@@ -152,7 +153,7 @@ func wantClusterStats(t *testing.T, c *cluster, p *Platform, queue string, want 
 	t.Helper()
 	waitStats(t, p, queue, want)
 	p.flushAll()
-	if s := openCluster(t, c).Stats(queue); s != want {
+	if s := openCluster(t, c).Stats(ctxBG, queue); s != want {
 		t.Errorf("stats read from the cluster %+v, want %+v", s, want)
 	}
 }

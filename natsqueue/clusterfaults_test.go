@@ -41,9 +41,7 @@ const (
 // new Platform reads exact counters from the cluster. -v logs a summary.
 // Pins D31.
 func TestClusterProcessFaults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a cluster of processes under faults takes about a minute")
-	}
+	long(t, "a cluster of processes under faults, about a minute")
 	rounds := 1
 	if *faultsLong {
 		rounds = 5
@@ -95,12 +93,12 @@ func openFaultPlatform(t *testing.T, c *procCluster) (*Platform, func() error, [
 		if q == "bq" {
 			limit = faultMaxPending
 		}
-		if err := p.SetLimits(q, limit, 0); err != nil {
+		if err := p.SetLimits(ctxBG, q, limit, 0); err != nil {
 			t.Fatal(err)
 		}
 		streams = append(streams, p.namesOf(q).stream)
 	}
-	p.Stats("fq") // the counter stream exists
+	p.Stats(ctxBG, "fq") // the counter stream exists
 	streams = append(streams, p.statsStream())
 	c.waitHealthy(streams...)
 	return p, closeP, streams

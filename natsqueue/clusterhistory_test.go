@@ -706,7 +706,7 @@ func (h *faultHistory) checkCounters(t *testing.T, c *procCluster, prefix string
 	want, excess := h.expected(int64(info.State.LastSeq))
 	off := 0
 	for q, w := range want {
-		got := p.Stats(q)
+		got := p.Stats(ctxBG, q)
 		if got != w {
 			off++
 			t.Errorf("%s: counters read from the cluster %+v, the history says %+v", q, got, w)

@@ -218,6 +218,7 @@ func (c *procCluster) waitHealthy(streams ...string) {
 // three replicas, then works; with one server of three up it gives up
 // after ReadyWait, saying the cluster is not ready and what it waited for.
 func TestOpenWaitsForCluster(t *testing.T) {
+	long(t, "starts a cluster of processes late, about 10 s")
 	c := newProcCluster(t)
 	c.start(0)
 	begin := time.Now()
@@ -237,7 +238,7 @@ func TestOpenWaitsForCluster(t *testing.T) {
 	p.Bind("Q", "q")
 	p.Grant("Q")
 	send(t, p, `1`, 0)
-	if s := p.Stats("q"); s.Sent != 1 {
+	if s := p.Stats(ctxBG, "q"); s.Sent != 1 {
 		t.Errorf("stats %+v", s)
 	}
 }

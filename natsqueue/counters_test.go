@@ -19,7 +19,7 @@ import (
 func TestDroppedAfterReopen(t *testing.T) {
 	o := storeOptions(t)
 	p := openBound(t, o)
-	if err := p.SetLimits("dlq", 0, 1); err != nil {
+	if err := p.SetLimits(ctxBG, "dlq", 0, 1); err != nil {
 		t.Fatal(err)
 	}
 	for _, b := range []string{`1`, `2`} {
@@ -57,7 +57,7 @@ func TestCountsStoredOnce(t *testing.T) {
 	}
 	_ = p.Close()
 	p = openWith(t, o)
-	if s := p.Stats("q"); s.Sent != 5 || s.Acked != 3 {
+	if s := p.Stats(ctxBG, "q"); s.Sent != 5 || s.Acked != 3 {
 		t.Errorf("stats %+v, want Sent 5, Acked 3", s)
 	}
 }
@@ -137,6 +137,7 @@ func sendSome(p *Platform, n int) int {
 // Acked, Retried, DeadLettered and Dropped what the deliveries reported.
 // Pins D31.
 func TestCountersExactUnderServerRestarts(t *testing.T) {
+	t.Parallel() // waits on timers; see TestMain
 	srv := newRestartable(t)
 	o := testOptions()
 	o.URLs = []string{srv.s.ClientURL()}
@@ -167,7 +168,7 @@ func TestCountersExactUnderServerRestarts(t *testing.T) {
 		if q == "dlq" {
 			want.Sent = r.sum("q").DeadLettered
 		}
-		got := p.Stats(q)
+		got := p.Stats(ctxBG, q)
 		got.Delivered, got.Pending = 0, 0
 		if got != want {
 			t.Errorf("%s: stats %+v, want %+v", q, got, want)

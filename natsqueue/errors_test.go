@@ -40,7 +40,7 @@ func TestSendCanceledContext(t *testing.T) {
 	if n := streamMsgs(t, p, "q"); n != 1 {
 		t.Errorf("stream holds %d messages, want 1", n)
 	}
-	if s := p.Stats("q"); s.Sent != 1 {
+	if s := p.Stats(ctxBG, "q"); s.Sent != 1 {
 		t.Errorf("sent %d, want 1", s.Sent)
 	}
 }
@@ -87,14 +87,15 @@ func (b *logBuffer) String() string {
 // Options.Logger; a single send that gets no answer says so, as a batch
 // does.
 func TestErrorsLogged(t *testing.T) {
+	t.Parallel() // waits on timers; see TestMain
 	var logs logBuffer
 	o := storeOptions(t)
-	o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	o.Timeout, o.Logger = time.Second, slog.New(slog.NewTextHandler(&logs, nil))
 	p := openWith(t, o)
 	send(t, p, `1`, 0)
 	p.embed.Shutdown()
 	p.embed.WaitForShutdown()
-	p.Stats("fresh")
+	p.Stats(ctxBG, "fresh")
 	if !strings.Contains(logs.String(), "natsqueue: stats") || !strings.Contains(logs.String(), "queue=fresh") {
 		t.Errorf("log: %q", logs.String())
 	}

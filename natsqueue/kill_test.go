@@ -24,31 +24,11 @@ import (
 
 var faultsLong = flag.Bool("faults.long", false, "run the fault tests with many more faults (minutes)")
 
-// hosts are the host processes the test binary can be, by the environment
-// variable that makes it one: each runs with the variable's value (a
-// directory), so that the tests can SIGKILL a real process that holds the
-// embedded server.
-var hosts = map[string]func(dir string) error{
-	"NATSQUEUE_HOST": func(dir string) error {
-		n, _ := strconv.Atoi(os.Getenv("NATSQUEUE_HOST_SEND"))
+func init() {
+	hosts["NATSQUEUE_HOST"] = func(dir string) error {
+		n, _ := strconv.Atoi(os.Getenv("NATSQUEUE_HOST_SEND")) // unset: 0, send nothing
 		return runHost(dir, n)
-	},
-}
-
-// TestMain runs the test binary as a host process when one of hosts'
-// variables is set, else runs the tests.
-func TestMain(m *testing.M) {
-	for env, run := range hosts {
-		if dir := os.Getenv(env); dir != "" {
-			if err := run(dir); err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				os.Exit(1)
-			}
-			os.Exit(0)
-		}
 	}
-	flag.Parse()
-	os.Exit(m.Run())
 }
 
 // The settings of the killed host's queue q: every batch fails, so each
@@ -183,9 +163,7 @@ func startHost(t *testing.T, dir string, send int) *exec.Cmd {
 // counts, a killed host's too.
 // Pins D31.
 func TestRetriesUnderKill(t *testing.T) {
-	if testing.Short() {
-		t.Skip("kills processes for about 30 s")
-	}
+	long(t, "kills host processes, about 10 s (30 s with -faults.long)")
 	dir := t.TempDir()
 	kills, n := 4, 60
 	if *faultsLong {
@@ -239,7 +217,7 @@ func TestRetriesUnderKill(t *testing.T) {
 func (h *history) checkCounters(t *testing.T, dir string, killed []time.Time) {
 	t.Helper()
 	p := openWith(t, Options{StoreDir: dir + "/store", Timeout: 5 * time.Second})
-	q, dlq := p.Stats("q"), p.Stats("dlq")
+	q, dlq := p.Stats(ctxBG, "q"), p.Stats(ctxBG, "dlq")
 	mayLose := 0
 	for _, at := range h.sentAt {
 		for _, k := range killed {

@@ -77,9 +77,7 @@ var mhPhases = []mhPhase{{"none", false, false}, {"hosts", true, false}, {"nodes
 // -multihost.long every phase, 3 minutes each. -v logs a summary a phase.
 // Pins D31.
 func TestMultiHostFaults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("three host processes on a cluster of processes take about two minutes")
-	}
+	long(t, "three host processes on a cluster of processes under faults, about two minutes")
 	r := mhRound{load: 16 * time.Second, hostEvery: [2]time.Duration{3 * time.Second, 5 * time.Second}, calm: time.Second,
 		phases: []mhPhase{mhPhases[0], mhPhases[2], mhPhases[3]}}
 	if *multihostLong {
@@ -179,7 +177,7 @@ func (r *mhRun) createStreams() (queues, all []string) {
 		}
 		queues = append(queues, p.namesOf(q).stream)
 	}
-	p.Stats("fq") // the counter stream exists
+	p.Stats(ctxBG, "fq") // the counter stream exists
 	all = append(append(all, queues...), p.statsStream())
 	r.c.waitHealthy(all...)
 	return queues, all

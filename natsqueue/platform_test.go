@@ -171,6 +171,7 @@ func attempts(ev hostbridge.Event) []int {
 // (rounded up to the schedule's whole second), keeps its ID and send time,
 // and the schedule is gone from the stream once delivered.
 func TestDelayedSend(t *testing.T) {
+	t.Parallel() // waits on timers; see TestMain
 	p := openSingle(t)
 	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchSize, s.MaxBatchTimeout = 1, 0 })
 	sent := time.Now()
@@ -276,6 +277,7 @@ func TestExhaustedSkipsHandler(t *testing.T) {
 // TestInProgress: a handler running past AckWait keeps its batch: no other
 // consumer gets it meanwhile, and it is acked once.
 func TestInProgress(t *testing.T) {
+	t.Parallel() // waits on timers; see TestMain
 	o := storeOptions(t)
 	o.AckWait = time.Second
 	p := openWith(t, o)
@@ -331,6 +333,7 @@ func TestSendRefused(t *testing.T) {
 // due, with its ID and send time.
 // Pins D31.
 func TestReopenKeepsDelayed(t *testing.T) {
+	t.Parallel() // waits on timers; see TestMain
 	o := storeOptions(t)
 	p := openBound(t, o) // closed by the test
 	sent := time.Now()

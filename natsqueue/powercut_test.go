@@ -61,7 +61,7 @@ func runPowerHost(dir string) error {
 	if n != powerOpenOnly {
 		p.Bind("Q", "q")
 		p.Grant("Q")
-		if err := p.SetLimits("q", 0, powerMaxMsgs); err != nil {
+		if err := p.SetLimits(ctxBG, "q", 0, powerMaxMsgs); err != nil {
 			return err
 		}
 		if err := powerSend(p, n, dir+"/history"); err != nil {
@@ -201,7 +201,7 @@ func lossIn(t *testing.T, dir, store string) powerLoss {
 	if err := p.SetConsumer("q", s); err != nil {
 		t.Fatal(err)
 	}
-	p.Stats("q") // q's stream, created again if the cut lost it
+	p.Stats(ctxBG, "q") // q's stream, created again if the cut lost it
 	r.stored = int(streamMsgs(t, p, "q"))
 	l := newLedger()
 	runConsumers(t, p, l, "q")
@@ -284,9 +284,7 @@ func (c powerCase) cut(t *testing.T) powerLoss {
 // its loss is the power cut's: killing the host alone loses nothing.
 // Pins D31.
 func TestPowerCut(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs hosts whose machine loses power, for about 20 s")
-	}
+	long(t, "cuts the power under hosts, about 10 s")
 	for _, c := range []powerCase{
 		{name: "cut once sent", n: 2000, when: "sent"},
 		{name: "cut while sending", n: 1000, when: "half"},

@@ -36,10 +36,10 @@ func TestStatsSurviveReopen(t *testing.T) {
 	waitStats(t, p, "q", want)
 	_ = p.Close()
 	p = openWith(t, o)
-	if s := p.Stats("q"); s != want {
+	if s := p.Stats(ctxBG, "q"); s != want {
 		t.Errorf("after reopening: stats %+v, want %+v", s, want)
 	}
-	if s := p.Stats("dlq"); s != (hostbridge.QueueStats{Sent: 1, Pending: 1}) {
+	if s := p.Stats(ctxBG, "dlq"); s != (hostbridge.QueueStats{Sent: 1, Pending: 1}) {
 		t.Errorf("dlq stats %+v", s)
 	}
 }
@@ -50,10 +50,10 @@ func TestStatsSurviveReopen(t *testing.T) {
 func TestLimits(t *testing.T) {
 	p := openSingle(t)
 	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout, s.MaxRetries, s.DeadLetterQueue = 0, 0, "dlq" })
-	if err := p.SetLimits("q", 2, 0); err != nil {
+	if err := p.SetLimits(ctxBG, "q", 2, 0); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.SetLimits("dlq", 0, 1); err != nil {
+	if err := p.SetLimits(ctxBG, "dlq", 0, 1); err != nil {
 		t.Fatal(err)
 	}
 	send(t, p, `1`, 0)
@@ -65,10 +65,10 @@ func TestLimits(t *testing.T) {
 	if err := p.SendBatch(context.Background(), "Q", []hostbridge.BatchMessage{{Body: []byte(`3`)}, {Body: []byte(`4`)}}); !errors.Is(err, ErrQueueFull) {
 		t.Fatalf("batch: %v", err)
 	}
-	if s := p.Stats("q"); s.Sent != 2 || s.Pending != 2 {
+	if s := p.Stats(ctxBG, "q"); s.Sent != 2 || s.Pending != 2 {
 		t.Fatalf("stats %+v", s)
 	}
-	if err := p.SetLimits("q", 10, 0); err != nil {
+	if err := p.SetLimits(ctxBG, "q", 10, 0); err != nil {
 		t.Fatal(err)
 	}
 	send(t, p, `3`, 0)
@@ -85,7 +85,7 @@ func TestLimits(t *testing.T) {
 func waitStats(t *testing.T, p *Platform, queue string, want hostbridge.QueueStats) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
-	for s := p.Stats(queue); s != want; s = p.Stats(queue) {
+	for s := p.Stats(ctxBG, queue); s != want; s = p.Stats(ctxBG, queue) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%s stats %+v, want %+v", queue, s, want)
 		}
@@ -128,7 +128,7 @@ func TestMoreStatsSurviveReopen(t *testing.T) {
 	o := storeOptions(t)
 	p := openBound(t, o) // closed by the test
 	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
-	if err := p.SetLimits("q", 1, 0); err != nil {
+	if err := p.SetLimits(ctxBG, "q", 1, 0); err != nil {
 		t.Fatal(err)
 	}
 	send(t, p, `1`, 0)
@@ -140,12 +140,12 @@ func TestMoreStatsSurviveReopen(t *testing.T) {
 	}
 	deliverWithin(t, p, "q", 5*time.Second, func(hostbridge.Event) error { return nil })
 	want := MoreStats{Batches: 1, RefusedFull: 2}
-	if s := p.MoreStats("q"); s != want {
+	if s := p.MoreStats(ctxBG, "q"); s != want {
 		t.Errorf("MoreStats %+v, want %+v", s, want)
 	}
 	_ = p.Close()
 	p = openWith(t, o)
-	if s := p.MoreStats("q"); s != want {
+	if s := p.MoreStats(ctxBG, "q"); s != want {
 		t.Errorf("after reopening: MoreStats %+v, want %+v", s, want)
 	}
 }

@@ -18,6 +18,7 @@ const oldServer = "v2.9.10"
 // Go module proxy, cached by GOCACHE) fails, naming the version found and
 // the minimum. It fails, not skips, where the server cannot be built.
 func TestOldServerRefused(t *testing.T) {
+	long(t, "builds and runs nats-server v2.9.10, about a minute the first time")
 	bin := buildServer(t, oldServer)
 	port := freePorts(t, 1)[0]
 	cmd := exec.Command(bin, "-a", "127.0.0.1", "-p", strconv.Itoa(port), "-js", "-sd", t.TempDir())
