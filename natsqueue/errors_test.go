@@ -84,7 +84,7 @@ func (b *logBuffer) String() string {
 }
 
 // TestErrorsLogged: what Stats cannot return (the server is gone) goes to
-// Options.Logger; a single send that gets no answer says so, as a batch
+// Options.Logger, and it gives the last Pending it read; a single send that gets no answer says so, as a batch
 // does.
 func TestErrorsLogged(t *testing.T) {
 	t.Parallel() // waits on timers; see TestMain
@@ -93,8 +93,13 @@ func TestErrorsLogged(t *testing.T) {
 	o.Timeout, o.Logger = time.Second, slog.New(slog.NewTextHandler(&logs, nil))
 	p := openWith(t, o)
 	send(t, p, `1`, 0)
+	p.Stats(ctxBG, "q") // Pending read: 1
 	p.embed.Shutdown()
 	p.embed.WaitForShutdown()
+	time.Sleep(pendingCache) // the next read goes to the server, and fails
+	if s := p.Stats(ctxBG, "q"); s.Pending != 1 || s.Sent != 1 {
+		t.Errorf("Stats with the server gone: %+v, want the last Pending read (1) and Sent 1", s)
+	}
 	p.Stats(ctxBG, "fresh")
 	if !strings.Contains(logs.String(), "natsqueue: stats") || !strings.Contains(logs.String(), "queue=fresh") {
 		t.Errorf("log: %q", logs.String())

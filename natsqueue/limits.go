@@ -68,7 +68,8 @@ const pendingCache = 100 * time.Millisecond
 
 // pending is the number of messages on q's stream (ready, delayed, in
 // flight, waiting for a retry), read at most every pendingCache, plus the
-// messages sent since.
+// messages sent since; when the read fails, the last size read plus the
+// messages sent since, with the error.
 func (p *Platform) pending(ctx context.Context, q *queueState) (int64, error) {
 	q.pmu.Lock()
 	defer q.pmu.Unlock()
@@ -84,8 +85,8 @@ func (p *Platform) pendingLocked(ctx context.Context, q *queueState) (int64, err
 		defer cancel()
 		sent := q.counts[cSent].Load()
 		info, err := q.stream.Info(ctx)
-		if err != nil {
-			return 0, err
+		if err != nil { // the last size read, with the sends since
+			return q.pendingVal + q.counts[cSent].Load() - q.pendingSent, err
 		}
 		q.pendingVal, q.pendingAt, q.pendingSent = int64(info.State.Msgs), time.Now(), sent
 	}
