@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"hostbridge"
+
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // TestDroppedAfterReopen: a dead-letter queue bounded by SetLimits keeps
@@ -175,4 +177,54 @@ func TestCountersExactUnderServerRestarts(t *testing.T) {
 		}
 	}
 	t.Logf("%d sent", sent)
+}
+
+// TestCountersReadFromLeader: a Platform reads a queue's counters from the
+// counter stream's leader, never with a direct get, which any member of the
+// stream's direct-get group answers: here a mirror of the counter stream
+// (MirrorDirect) that has another queue's counters and lacks q's, as a
+// replica that lags behind does. Twenty reads all give the stored counts.
+// Pins D31.
+func TestCountersReadFromLeader(t *testing.T) {
+	p := openSingle(t)
+	p.Bind("O", "other")
+	p.Grant("O")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := p.js.CreateStream(ctx, jetstream.StreamConfig{
+		Name: "LAGGING", Storage: jetstream.MemoryStorage, MirrorDirect: true,
+		Mirror: &jetstream.StreamSource{Name: p.statsStream(), FilterSubject: "HB-stats.other.>"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		send(t, p, `1`, 0)
+	}
+	if err := hostbridge.SendQueueMessage(ctx, p, "O", `1`, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"q", "other"} {
+		if err := p.flush(ctx, p.opened(q)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for { // the mirror answers direct gets once it has mirrored a message
+		s, err := p.js.Stream(ctx, "LAGGING")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.CachedInfo().State.Msgs > 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for i := range 20 {
+		var c counters
+		if err := p.loadCounters(ctx, p.opened("q").names, &c); err != nil {
+			t.Fatal(err)
+		}
+		if got := c[cSent].Load(); got != 3 {
+			t.Fatalf("read %d: sent %d, want 3", i, got)
+		}
+	}
 }

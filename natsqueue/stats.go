@@ -76,19 +76,22 @@ func (p *Platform) ensureStats(ctx context.Context) (jetstream.Stream, error) {
 	return s, nil
 }
 
-// loadCounters reads queue n's counters from the stream.
+// loadCounters reads queue n's counters from the stream's leader. Not a
+// direct get: any replica may answer one (once it was about 90% caught up,
+// and again after a pause, before it catches up), and the eight counters,
+// read one by one, could then come from replicas at different points (sent
+// behind acked), a Platform's Stats off by that lag for as long as it runs.
 func (p *Platform) loadCounters(ctx context.Context, n names, c *counters) error {
-	s, err := p.ensureStats(ctx)
-	if err != nil {
+	if _, err := p.ensureStats(ctx); err != nil {
 		return err
 	}
 	for i := range nCounters {
-		var m *jetstream.RawStreamMsg
+		var m *storedMsg
 		err := untilResponders(ctx, func() (err error) {
-			m, err = s.GetLastMsgForSubject(ctx, n.counterSubject(p.opts.Prefix, i))
+			m, err = leaderAPI{p}.getMsg(ctx, p.statsStream(), msgGetRequest{LastFor: n.counterSubject(p.opts.Prefix, i)})
 			return err
 		})
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
+		if apiCode(err) == codeNoMessage {
 			continue
 		}
 		if err != nil {
