@@ -330,7 +330,7 @@ const lateBy = time.Second + 2*time.Second
 // findEarly finds the deliveries before their send's delay, and those
 // after a retry, with more attempts, before the retry's delay, but where
 // a node fault came between the handling retried and the early one
-// (doc.go, "Where JetStream cannot keep that": a change of the consumer's
+// (doc.go, "Bounds under node faults": a change of the consumer's
 // leader loses the holder's in-progress notices, and the original, its
 // copy not stored yet, reaches a second handler); when late
 // is set (a run with no fault), also the first deliveries later than
@@ -382,8 +382,8 @@ func (h *faultHistory) handlingOf(id string, r retryRecord) time.Time {
 }
 
 // findAttempts checks each message's handlings in order, against the
-// bounds doc.go states ("Attempts count deliveries", "Where JetStream
-// cannot keep that", "At least once"), where a node fault is what may
+// bounds doc.go states ("Attempts count deliveries", "Bounds under node
+// faults", "At least once"), where a node fault is what may
 // change a consumer's leader (faultSpan):
 //   - attempts never go back, but within faultSettle after a node came
 //     back from a pause (it may serve, as the consumer's leader it was,
