@@ -26,7 +26,7 @@ var multihostLong = flag.Bool("multihost.long", false, "run TestMultiHostFaults'
 
 func init() { hosts["NATSQUEUE_MULTIHOST"] = runMultiHost }
 
-// The settings of the multi-host suite's queue fq (issue 28's run): every
+// The settings of the multi-host suite's queue fq: every
 // host sends mhRate messages a second "fq-<host>.<run>-<n>" (delayed
 // 1+n%3 s when n%7 == 3) and consumes fq with three loops and dlq with
 // one. A batch holding a message with n%20 == 0 fails (the handler
@@ -55,7 +55,7 @@ type mhPhase struct {
 
 var mhPhases = []mhPhase{{"none", false, false}, {"hosts", true, false}, {"nodes", false, true}, {"both", true, true}}
 
-// TestMultiHostFaults is natsqueue's multi-host fault suite (issue 28):
+// TestMultiHostFaults is natsqueue's multi-host fault suite:
 // three nats-server processes (R3 streams) and three host processes (the
 // test binary, runMultiHost), all sending to and consuming the same queue
 // fq with handlers that ack, retry, fail and stall, MaxRetries 3, a
@@ -65,14 +65,14 @@ var mhPhases = []mhPhase{{"none", false, false}, {"hosts", true, false}, {"nodes
 // of fq's stream, fq's consumer and the counter stream SIGKILLed for 2 s
 // or SIGSTOPped for 6 s (past AckWait), or both. Every process writes
 // what it saw to a file of its own; once the phase is drained the files
-// are merged and faultHistory.check checks every promise of issue 28's
-// item 1 (0 acknowledged sends lost, none early, attempts never back and
+// are merged and faultHistory.check checks every delivery promise of
+// doc.go (0 acknowledged sends lost, none early, attempts never back and
 // one more at every redelivery, a retried original never handed over
 // again, at most MaxRetries+1 handlings plus one per crash of a host
 // holding the message, never alive twice, a dead-letter copy stored
 // once; each but where a bound doc.go states explains it, see
-// findAttempts), and in a phase with no host crash the counters exactly. The short round (the one `go test`
-// runs) has the phases none, nodes and both, 16 s of load each, a host
+// findAttempts), and in a phase with no host crash the counters exactly.
+// The short round (HOSTBRIDGE_LONG=1) has the phases none, nodes and both, 16 s of load each, a host
 // killed every 3–5 s; with
 // -multihost.long every phase, 3 minutes each. -v logs a summary a phase.
 // Pins D31.
