@@ -77,7 +77,7 @@ func openFaultPlatform(t *testing.T, c *procCluster) (*Platform, func() error, [
 		t.Fatal(err)
 	}
 	closeP := sync.OnceValue(p.Close)
-	t.Cleanup(func() { _ = closeP() })
+	t.Cleanup(func() { _ = closeP() }) // Close always returns nil
 	p.Bind("FQ", "fq")
 	p.Bind("BQ", "bq")
 	p.Grant("FQ", "BQ")
@@ -115,7 +115,7 @@ func runFaultConsumers(t *testing.T, p *Platform, h *faultHistory, queues ...str
 			handler = h.handleFQ
 		}
 		wg.Add(1)
-		go func() { defer wg.Done(); _ = p.Run(ctx, q, handler) }()
+		go func() { defer wg.Done(); _ = p.Run(ctx, q, handler) }() // Run ends with ctx
 	}
 	stop := func() { cancel(); wg.Wait() }
 	t.Cleanup(stop)

@@ -107,9 +107,9 @@ func newFaultHistory(t *testing.T) *faultHistory {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = f.Close()
+		_ = f.Close() // nothing written is left to flush
 		if keep := os.Getenv("NATSQUEUE_KEEP"); keep != "" && t.Failed() {
-			_ = os.CopyFS(keep, os.DirFS(filepath.Dir(f.Name())))
+			_ = os.CopyFS(keep, os.DirFS(filepath.Dir(f.Name()))) // best effort: the evidence of a failed run
 		}
 	})
 	h := emptyFaultHistory(time.Now(), "p", faultMaxRetries, "dlq")
@@ -133,7 +133,7 @@ func (h *faultHistory) record(format string, args ...any) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.file != nil {
-		_, _ = h.file.WriteString(line + "\n")
+		_, _ = h.file.WriteString(line + "\n") // a line lost shows as a failed check
 	}
 	h.apply(line)
 }
@@ -746,7 +746,7 @@ func (h *faultHistory) summary(f findings, handlings func(id string) int) string
 		len(f.lost), len(f.earlySend), len(f.earlyRetry), len(f.late), len(f.back), len(f.notOne), len(f.twice), len(f.originalAgain), len(f.sameAcrossCrash), len(f.moreAcrossCrash), len(f.past),
 		len(f.over), len(f.afterAck), len(f.deadTwice), f.sameAcrossNode, f.repeatAcrossNode, f.earlyAcrossNode, f.moreAcrossNode, f.moreCrashes, f.deadTwiceNode, f.backAfterPause, h.largest, faultMaxPending)
 	if h.file != nil {
-		_, _ = fmt.Fprintf(h.file, "# %s\n", s)
+		_, _ = fmt.Fprintf(h.file, "# %s\n", s) // a line lost shows as a failed check
 		s += "; history " + h.file.Name()
 	}
 	return s

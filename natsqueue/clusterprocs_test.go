@@ -111,7 +111,7 @@ func (c *procCluster) signal(i int, sig syscall.Signal) {
 		c.t.Fatalf("signal %v to node %d: %v", sig, i, err)
 	}
 	if sig == syscall.SIGKILL {
-		_ = cmd.Wait()
+		_ = cmd.Wait() // a killed process's status
 		c.mu.Lock()
 		c.procs[i] = nil
 		c.mu.Unlock()
@@ -233,7 +233,7 @@ func TestOpenWaitsForCluster(t *testing.T) {
 	if err != nil {
 		t.Fatalf("three servers just started: %v", err)
 	}
-	t.Cleanup(func() { _ = p.Close() })
+	t.Cleanup(func() { _ = p.Close() }) // Close always returns nil
 	t.Logf("ready %v after the servers started", time.Since(begin))
 	p.Bind("Q", "q")
 	p.Grant("Q")

@@ -45,7 +45,7 @@ func TestRetryNotEarlyAfterReopen(t *testing.T) {
 	if !ok || len(r.Retried) != 3 {
 		t.Fatalf("first delivery: %+v", r)
 	}
-	_ = p.Close()
+	_ = p.Close() // Close always returns nil
 	p = openWith(t, o)
 	settings(p)
 	got := 0
@@ -303,7 +303,7 @@ func deliveriesWithin(t *testing.T, p *Platform, d time.Duration) (attempts []in
 		deliverWithin(t, p, "q", time.Until(deadline), func(ev hostbridge.Event) error {
 			for i, m := range ev.Batch().Messages() {
 				attempts, at = append(attempts, m.Attempts), append(at, time.Now())
-				_ = hostbridge.AckQueueMessage(ev, i)
+				_ = hostbridge.AckQueueMessage(ev, i) // the index is the batch's own: no error
 			}
 			return nil
 		})

@@ -31,7 +31,7 @@ func TestDroppedAfterReopen(t *testing.T) {
 	}
 	want := hostbridge.QueueStats{Sent: 2, Pending: 1, Dropped: 1}
 	waitStats(t, p, "dlq", want)
-	_ = p.Close()
+	_ = p.Close() // Close always returns nil
 	p = openWith(t, o)
 	if _, err := p.Enqueue(context.Background(), "dlq", hostbridge.Message{Body: json.RawMessage(`3`)}, 0); err != nil {
 		t.Fatal(err)
@@ -57,7 +57,7 @@ func TestCountsStoredOnce(t *testing.T) {
 		}
 		cancel()
 	}
-	_ = p.Close()
+	_ = p.Close() // Close always returns nil
 	p = openWith(t, o)
 	if s := p.Stats(ctxBG, "q"); s.Sent != 5 || s.Acked != 3 {
 		t.Errorf("stats %+v, want Sent 5, Acked 3", s)
@@ -81,7 +81,7 @@ func (r *results) consume(ctx context.Context, p *Platform, queue string) {
 					poison = true
 					continue
 				}
-				_ = hostbridge.AckQueueMessage(ev, i)
+				_ = hostbridge.AckQueueMessage(ev, i) // the index is the batch's own: no error
 			}
 			if poison {
 				return errors.New("poison")
@@ -162,7 +162,7 @@ func TestCountersExactUnderServerRestarts(t *testing.T) {
 	waitDrained(t, p, "q", "dlq")
 	cancel()
 	wg.Wait()
-	_ = p.Close()
+	_ = p.Close() // Close always returns nil
 	p = openWith(t, o)
 	for _, q := range []string{"q", "dlq"} {
 		want := r.sum(q)

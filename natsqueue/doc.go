@@ -37,7 +37,8 @@
 // that window. A crash of the host process alone loses no answered
 // message under either policy. A cluster at URLs syncs as its servers are
 // configured; at R3 a message answered for is stored by two of the three
-// servers, so it survives the loss of any one.
+// servers, so it survives the loss of any one, and with sync_interval:
+// always in every server's configuration, a power loss of all three.
 //
 // With a credential in Options.NATS or a URL, the connection requires TLS
 // (nats.Secure): no credential travels in clear text.

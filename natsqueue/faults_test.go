@@ -39,7 +39,7 @@ func (l *ledger) handler(ev hostbridge.Event) error {
 			poison = true
 			continue
 		}
-		_ = hostbridge.AckQueueMessage(ev, i)
+		_ = hostbridge.AckQueueMessage(ev, i) // the index is the batch's own: no error
 		l.mu.Lock()
 		l.delivered[body]++
 		l.at[body] = time.Now()
@@ -131,7 +131,7 @@ func runConsumers(t *testing.T, p *Platform, l *ledger, queues ...string) {
 	var wg sync.WaitGroup
 	for _, q := range queues {
 		wg.Add(1)
-		go func() { defer wg.Done(); _ = p.Run(ctx, q, l.handler) }()
+		go func() { defer wg.Done(); _ = p.Run(ctx, q, l.handler) }() // Run ends with ctx
 	}
 	t.Cleanup(func() { cancel(); wg.Wait() })
 }

@@ -48,7 +48,7 @@ func openHosts(t *testing.T, n int, edit func(*hostbridge.ConsumerSettings)) ([]
 func deploymentStats(t *testing.T, hosts []*Platform, open func() *Platform, want map[string]hostbridge.QueueStats) {
 	t.Helper()
 	for _, p := range hosts {
-		_ = p.Close()
+		_ = p.Close() // Close always returns nil
 	}
 	p := open()
 	for queue, w := range want {
@@ -336,7 +336,7 @@ func TestHostsLateOutcomeAfterSettled(t *testing.T) {
 		if deadLetter {
 			d.err = errors.New("fails")
 		} else {
-			_ = hostbridge.RetryQueueMessage(event{d.b}, 0, 0)
+			_ = hostbridge.RetryQueueMessage(event{d.b}, 0, 0) // the index is the batch's own: no error
 		}
 		d.b.Close()
 		late := a.finish(d)

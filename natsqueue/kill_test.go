@@ -77,10 +77,10 @@ func runHost(dir string, n int) error {
 	dlq.Add(1)
 	go func() {
 		defer dlq.Done()
-		_ = p.Run(ctx, "dlq", func(ev hostbridge.Event) error {
+		_ = p.Run(ctx, "dlq", func(ev hostbridge.Event) error { // Run ends with ctx
 			for i, m := range ev.Batch().Messages() {
 				write("x %s", m.Body)
-				_ = hostbridge.AckQueueMessage(ev, i)
+				_ = hostbridge.AckQueueMessage(ev, i) // the index is the batch's own: no error
 			}
 			return nil
 		})
@@ -135,7 +135,7 @@ func historyWriter(path string) (func(format string, args ...any), error) {
 	return func(format string, args ...any) {
 		mu.Lock()
 		defer mu.Unlock()
-		_, _ = fmt.Fprintf(h, format+"\n", args...)
+		_, _ = fmt.Fprintf(h, format+"\n", args...) // a line lost shows as a failed check
 	}, nil
 }
 
@@ -174,11 +174,11 @@ func TestRetriesUnderKill(t *testing.T) {
 	for range kills {
 		time.Sleep(time.Duration(500+rand.IntN(1500)) * time.Millisecond)
 		killed = append(killed, time.Now())
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		_ = cmd.Wait()
+		_ = cmd.Process.Signal(syscall.SIGKILL) // it may have ended already
+		_ = cmd.Wait()                          // a killed process's status
 		cmd = startHost(t, dir, 0)
 	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }() // it may have ended already
 	deadline := time.Now().Add(120 * time.Second)
 	for {
 		h := readHistory(t, dir+"/history")
@@ -187,7 +187,7 @@ func TestRetriesUnderKill(t *testing.T) {
 			h.check(t, killed)
 			t.Logf("%d sent, %d kills, %d deliveries", len(h.sent), kills, h.deliveries)
 			_ = cmd.Process.Signal(syscall.SIGTERM) // a clean stop: Close stores the last counts
-			_ = cmd.Wait()
+			_ = cmd.Wait()                          // a killed process's status
 			h.checkCounters(t, dir, killed)
 			return
 		}
@@ -197,7 +197,7 @@ func TestRetriesUnderKill(t *testing.T) {
 				t.Logf("%s: handled %+v, failed %v", b, h.handled[b], h.failed[b])
 			}
 			if keep := os.Getenv("NATSQUEUE_KEEP"); keep != "" {
-				_ = os.CopyFS(keep, os.DirFS(dir))
+				_ = os.CopyFS(keep, os.DirFS(dir)) // best effort: the evidence of a failed run
 			}
 			t.Fatalf("%d of %d sent messages never reached the dead-letter queue: %.200v", len(missing), len(h.sent), missing)
 		}

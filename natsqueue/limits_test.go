@@ -138,9 +138,9 @@ func TestPendingExactAfterBatch(t *testing.T) {
 			}
 			for i := range ev.Batch().Messages() {
 				if i < 1 || round == 2 {
-					_ = hostbridge.AckQueueMessage(ev, i)
+					_ = hostbridge.AckQueueMessage(ev, i) // the index is the batch's own: no error
 				} else {
-					_ = hostbridge.RetryQueueMessage(ev, i, 0)
+					_ = hostbridge.RetryQueueMessage(ev, i, 0) // the index is the batch's own: no error
 				}
 			}
 			return nil

@@ -118,7 +118,7 @@ func runMultiHostPhase(t *testing.T, c *procCluster, prefix string, ph mhPhase, 
 	dir := t.TempDir()
 	t.Cleanup(func() {
 		if keep := os.Getenv("NATSQUEUE_KEEP"); keep != "" && t.Failed() {
-			_ = os.CopyFS(filepath.Join(keep, prefix), os.DirFS(dir))
+			_ = os.CopyFS(filepath.Join(keep, prefix), os.DirFS(dir)) // best effort: the evidence of a failed run
 		}
 	})
 	r := &mhRun{t: t, c: c, dir: dir, prefix: prefix, epoch: time.UnixMilli(time.Now().UnixMilli())}
@@ -126,7 +126,7 @@ func runMultiHostPhase(t *testing.T, c *procCluster, prefix string, ph mhPhase, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = f.Close() })
+	t.Cleanup(func() { _ = f.Close() }) // nothing written is left to flush
 	r.h = emptyFaultHistory(r.epoch, "t", mhMaxRetries, "dlq")
 	r.h.file = f
 	queues, all := r.createStreams()
@@ -226,9 +226,9 @@ func (r *mhRun) killHosts(end time.Time, every [2]time.Duration) {
 		if cmd == nil {
 			continue
 		}
-		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Process.Signal(syscall.SIGKILL) // it may have ended already
 		r.h.hostKilled(fmt.Sprintf("h%d", i))
-		_ = cmd.Wait()
+		_ = cmd.Wait() // a killed process's status
 		r.start(i)
 	}
 }
@@ -328,7 +328,7 @@ func (r *mhRun) stopHosts() {
 		if cmd == nil {
 			continue
 		}
-		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Process.Signal(syscall.SIGTERM) // it may have ended already
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
 		select {
@@ -337,7 +337,7 @@ func (r *mhRun) stopHosts() {
 				r.t.Errorf("host h%d after SIGTERM: %v", i, err)
 			}
 		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
+			_ = cmd.Process.Kill() // it may have ended already
 			<-done
 			r.t.Errorf("host h%d still running 30 s after SIGTERM", i)
 		}
@@ -349,8 +349,8 @@ func (r *mhRun) killAll() {
 	defer r.mu.Unlock()
 	for i, cmd := range r.procs {
 		if cmd != nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
+			_ = cmd.Process.Kill() // it may have ended already
+			_ = cmd.Wait()         // a killed process's status
 			r.procs[i] = nil
 		}
 	}
@@ -407,9 +407,9 @@ func runMultiHost(path string) error {
 	defer stop()
 	var wg sync.WaitGroup
 	for range mhLoops {
-		wg.Go(func() { _ = p.Run(ctx, "fq", h.handleMultiHost) })
+		wg.Go(func() { _ = p.Run(ctx, "fq", h.handleMultiHost) }) // Run ends with ctx
 	}
-	wg.Go(func() { _ = p.Run(ctx, "dlq", h.ackAll("dlq")) })
+	wg.Go(func() { _ = p.Run(ctx, "dlq", h.ackAll("dlq")) }) // Run ends with ctx
 	stopFile := os.Getenv("NATSQUEUE_MH_STOP")
 	for n := 0; ctx.Err() == nil && !fileExists(stopFile); n++ {
 		id := fmt.Sprintf("fq-%s.%s-%d", host, run, n)

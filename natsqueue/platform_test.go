@@ -134,7 +134,7 @@ func TestHandlerErrorAndPanic(t *testing.T) {
 	}
 	var failed time.Time // before the platform schedules the retry
 	r, _ := deliverWithin(t, p, "q", 30*time.Second, func(ev hostbridge.Event) error {
-		_ = hostbridge.AckQueueMessage(ev, 1)
+		_ = hostbridge.AckQueueMessage(ev, 1) // the index is the batch's own: no error
 		failed = time.Now()
 		return errors.New("boom")
 	})
@@ -263,7 +263,7 @@ func TestExhaustedSkipsHandler(t *testing.T) {
 		if err != nil || len(msgs) != 1 {
 			t.Fatal(msgs, err)
 		}
-		_ = msgs[0].Nak()
+		_ = msgs[0].Nak() // the test reads what comes back, not the nak's answer
 	}
 	r, ok := deliverWithin(t, p, "q", 30*time.Second, func(hostbridge.Event) error {
 		t.Error("handler called")
@@ -338,7 +338,7 @@ func TestReopenKeepsDelayed(t *testing.T) {
 	p := openBound(t, o) // closed by the test
 	sent := time.Now()
 	send(t, p, `"later"`, 2)
-	_ = p.Close()
+	_ = p.Close() // Close always returns nil
 	p = openWith(t, o)
 	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
 	r, ok := deliverWithin(t, p, "q", 30*time.Second, func(ev hostbridge.Event) error {

@@ -60,7 +60,7 @@ func benchScaleOut(b *testing.B, c *procCluster, prefix string, hosts int) {
 		}
 		for range scaleOutLoops {
 			loops.Go(func() {
-				_ = p.Run(ctx, "q", func(ev hostbridge.Event) error {
+				_ = p.Run(ctx, "q", func(ev hostbridge.Event) error { // Run ends with ctx
 					n := int64(len(ev.Batch().Messages()))
 					if a := acked.Add(n); a >= goal.Load() && a-n < goal.Load() {
 						done <- struct{}{}

@@ -27,14 +27,14 @@ func TestStatsSurviveReopen(t *testing.T) {
 	deliverWithin(t, p, "q", 5*time.Second, func(ev hostbridge.Event) error {
 		for i, b := range bodies(ev) {
 			if b == `"ack"` {
-				_ = hostbridge.AckQueueMessage(ev, i)
+				_ = hostbridge.AckQueueMessage(ev, i) // the index is the batch's own: no error
 			}
 		}
 		return errors.New("boom")
 	})
 	want := hostbridge.QueueStats{Sent: 3, Delivered: 2, Acked: 1, DeadLettered: 1, Pending: 1}
 	waitStats(t, p, "q", want)
-	_ = p.Close()
+	_ = p.Close() // Close always returns nil
 	p = openWith(t, o)
 	if s := p.Stats(ctxBG, "q"); s != want {
 		t.Errorf("after reopening: stats %+v, want %+v", s, want)
@@ -143,7 +143,7 @@ func TestMoreStatsSurviveReopen(t *testing.T) {
 	if s := p.MoreStats(ctxBG, "q"); s != want {
 		t.Errorf("MoreStats %+v, want %+v", s, want)
 	}
-	_ = p.Close()
+	_ = p.Close() // Close always returns nil
 	p = openWith(t, o)
 	if s := p.MoreStats(ctxBG, "q"); s != want {
 		t.Errorf("after reopening: MoreStats %+v, want %+v", s, want)

@@ -25,7 +25,7 @@ func TestOldServerRefused(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }) // it may have ended already
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	waitListening(t, addr)
 	p, err := Open(Options{URLs: []string{"nats://" + addr}, Timeout: 5 * time.Second})
@@ -34,7 +34,7 @@ func TestOldServerRefused(t *testing.T) {
 		t.Errorf("Open: %v, want %s", err, want)
 	}
 	if p != nil {
-		_ = p.Close()
+		_ = p.Close() // Close always returns nil
 	}
 }
 
@@ -57,7 +57,7 @@ func waitListening(t *testing.T, addr string) {
 	for {
 		c, err := net.Dial("tcp", addr)
 		if err == nil {
-			_ = c.Close()
+			_ = c.Close() // nothing written is left to flush
 			return
 		}
 		if time.Now().After(deadline) {
