@@ -3,6 +3,7 @@ package natsqueue
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -147,5 +148,34 @@ func TestMoreStatsSurviveReopen(t *testing.T) {
 	p = openWith(t, o)
 	if s := p.MoreStats(ctxBG, "q"); s != want {
 		t.Errorf("after reopening: MoreStats %+v, want %+v", s, want)
+	}
+}
+
+// TestStatsHonoursContext: Stats, MoreStats and SetLimits reach the server
+// within their context: with one that has ended, each returns at once
+// (zeros, an error) and none creates the stream of a queue not used yet.
+func TestStatsHonoursContext(t *testing.T) {
+	o := storeOptions(t)
+	o.Logger = slog.New(slog.DiscardHandler) // the two warnings are TestErrorsLogged's
+	p := openWith(t, o)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	start := time.Now()
+	if s := p.Stats(ctx, "fresh"); s != (hostbridge.QueueStats{}) {
+		t.Errorf("Stats: %+v", s)
+	}
+	if s := p.MoreStats(ctx, "fresh"); s != (MoreStats{}) {
+		t.Errorf("MoreStats: %+v", s)
+	}
+	if err := p.SetLimits(ctx, "fresh", 1, 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("SetLimits: %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("took %v", d)
+	}
+	sctx, scancel := p.ctx()
+	defer scancel()
+	if _, err := p.js.Stream(sctx, p.namesOf("fresh").stream); !errors.Is(err, jetstream.ErrStreamNotFound) {
+		t.Errorf("fresh's stream: %v, want none", err)
 	}
 }
