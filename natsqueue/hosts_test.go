@@ -336,7 +336,7 @@ func TestHostsLateOutcomeAfterSettled(t *testing.T) {
 		if deadLetter {
 			d.err = errors.New("fails")
 		} else {
-			_ = hostbridge.RetryQueueMessage(event{d.b}, 0, 0) // the index is the batch's own: no error
+			d.b.Retry(0, 0)
 		}
 		d.b.Close()
 		late := a.finish(d)
