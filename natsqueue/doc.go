@@ -11,7 +11,7 @@
 // embedded server and its store's lock), durability.go and sync_*.go
 // (syncing the store before a send is answered), streams.go (a queue's
 // stream and consumer), config.go (consumer settings), send.go,
-// deliver.go (batches and their outcomes), copies.go (retry and
+// delivery.go (batches and their outcomes), copies.go (retry and
 // dead-letter copies, originals' removal), journal.go (the delivery
 // journal), stats.go (counters), limits.go (SetLimits, MaxPending),
 // msgapi.go (the server's message API and error codes), errors.go.
