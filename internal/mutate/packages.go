@@ -67,16 +67,17 @@ var pkgs = map[string]pkg{
 		},
 	},
 	// natsqueue, the NATS JetStream platform (a module of its own): its
-	// durability code. Not -short: TestPowerCut (a power cut on a FUSE
-	// file system, about 10 s) is what tells a store synced from one not.
+	// durability code. Not -short, and HOSTBRIDGE_LONG=1 (runner.go):
+	// TestPowerCut (a power cut on a FUSE file system, about 10 s) is what
+	// tells a store synced from one not.
 	"natsqueue": {
-		files:       "durability.go,sync_linux.go,pending.go,retry.go",
+		files:       "durability.go,sync_linux.go,limits.go,copies.go",
 		equivalents: "natsqueue/mutate-equivalent.txt",
 		subsets: map[string]subset{
 			"durability.go": {"^(TestGroupSync|TestSendWaitsForSync|TestSyncPolicy|TestPowerCut)$", ""},
 			"sync_linux.go": {"^(TestStoreSyncer|TestSendWaitsForSync|TestSyncPolicy|TestPowerCut)$", ""},
-			"pending.go":    {"^(TestMaxPending.*|TestLimits.*|TestDroppedAfterReopen|TestStatsSurviveReopen|TestCountsStoredOnce)$", ""},
-			"retry.go":      {"^(TestRetry.*|TestOriginal.*|TestDeadLetter.*|TestPublishConfirmed|TestAlreadyGone|TestMaxRetriesDeadLetter|TestExhaustedSkipsHandler|TestHandlerErrorAndPanic|TestConsumerVectors|TestServerRestart|TestHosts.*|TestAttemptsAfterCrash|TestHeldBackNotCounted|TestRemove.*|TestOlderStreamUpgraded)$", ""},
+			"limits.go":     {"^(TestMaxPending.*|TestLimits.*|TestDroppedAfterReopen|TestStatsSurviveReopen|TestCountsStoredOnce)$", ""},
+			"copies.go":     {"^(TestRetry.*|TestOriginal.*|TestDeadLetter.*|TestPublishConfirmed|TestAlreadyGone|TestMaxRetriesDeadLetter|TestExhaustedSkipsHandler|TestHandlerErrorAndPanic|TestConsumerVectors|TestServerRestart|TestHosts.*|TestAttemptsAfterCrash|TestHeldBackNotCounted|TestRemove.*|TestOlderStreamUpgraded)$", ""},
 		},
 	},
 }
