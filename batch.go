@@ -77,13 +77,13 @@ func (it *batchItem) problem(body []byte) string {
 	case !it.hasBody:
 		return MsgItemNoBody
 	case bodyTooLarge(it.bodyInput):
-		return MsgBodyTooLarge
+		return MsgBodyTooLarge // Q44
 	}
 	if msg := bodyProblem(body, it.bodyInfo); msg != "" {
 		return msg
 	}
 	if it.hasDelay && !it.delayOK {
-		return MsgDelayRange
+		return MsgDelayRange // Q45
 	}
 	return ""
 }

@@ -73,7 +73,7 @@ func (b *BatchRecord) Retry(i, delaySeconds int) {
 		return
 	}
 	switch b.state[i].kind {
-	case stateAcked:
+	case stateAcked: // Q61
 		return
 	case stateNone:
 		b.state[i] = msgState{kind: stateRetried, order: b.retries}

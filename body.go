@@ -101,7 +101,7 @@ func ReadInboundBoundedJSON(ev Event, limit int) (BodyStatus, string, error) {
 	if err != nil {
 		return BodyInvalidJSON, err.Error(), nil
 	}
-	return BodyOK, out, nil
+	return BodyOK, out, nil // I107
 }
 
 // ReadInboundJSON is 读取入站癸象正文文 (JSON 正文): the request body as
@@ -227,7 +227,7 @@ func readBody(r Request, limit int, strict bool) (BodyStatus, bodyData, error) {
 	if b == nil || isBodyless(r.Method()) {
 		return BodyNone, bodyData{}, nil
 	}
-	if b.Used() {
+	if b.Used() { // I53
 		return BodyUsed, bodyData{}, nil
 	}
 	if _, over := declaredLength(r.Header(), limit); over {

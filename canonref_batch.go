@@ -25,7 +25,7 @@ func refScanBatch(src []byte) ([]batchItem, []byte, error) {
 			switch string(m.key) {
 			case `"body"`:
 				span, start := src[v.off:v.end], len(bodies)
-				bodies, it.bodyInfo, _ = refCanonical(bodies, span, &bodyOptions)
+				bodies, it.bodyInfo, _ = refCanonical(bodies, span, &bodyOptions) // Q36
 				if it.bodyInfo.problem.kind != problemNone {
 					it.bodyInfo.problem.off += v.off
 				}

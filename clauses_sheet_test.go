@@ -278,7 +278,7 @@ func (s clauseSheet) writeHome(b *bytes.Buffer, id string, h clauseHome) {
 				b.WriteString(":\n")
 			}
 			n++
-			fmt.Fprintf(b, "\n```go\n// %s:%d\n%s```\n", g.file, g.line, excerpt(s.lines[g.file], g.line))
+			fmt.Fprintf(b, "\n```go\n%s```\n", excerpt(s.lines[g.file], g.line))
 		}
 	}
 	if n == 0 {

@@ -271,7 +271,7 @@ func (q *memQueue) push(m *memMsg, now time.Time, delaySeconds int) {
 	q.seq++
 	m.seq = q.seq
 	m.readyAt = now
-	if delaySeconds > 0 {
+	if delaySeconds > 0 { // Q24
 		m.readyAt = now.Add(time.Duration(delaySeconds) * time.Second)
 		heap.Push(&q.delayed, m)
 		return

@@ -400,10 +400,10 @@ func InboundSameOriginURL(ev Event, path string, set [][2]string, del []string) 
 		u.path = normalizePath(path)
 	}
 	if len(set) == 0 && len(del) == 0 {
-		return u.href(), nil
+		return u.href(), nil // I29
 	}
 	var b strings.Builder
-	b.WriteString(u.origin())
+	b.WriteString(u.origin()) // I29
 	b.WriteString(u.path)
 	list := parseForm(u.query)
 	for _, k := range del {

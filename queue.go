@@ -34,7 +34,7 @@ type Platform interface {
 // DelaySeconds 0 means the option is omitted (no delay).
 type SendOptions struct {
 	ContentType  string
-	DelaySeconds int
+	DelaySeconds int // Q24
 }
 
 // BatchMessage is one message of a batch: Body is canonical JSON.
@@ -77,7 +77,7 @@ func SendQueueMessage(ctx context.Context, p Platform, binding, body string, del
 		return violation(msg)
 	}
 	if !delayInRange(delaySeconds) {
-		return violation(MsgDelayRange)
+		return violation(MsgDelayRange) // Q45
 	}
 	opts := SendOptions{ContentType: contentTypeJSON, DelaySeconds: delaySeconds}
 	if err := p.Send(ctx, binding, canon, opts); err != nil {
@@ -114,7 +114,7 @@ var bodyOptions = canonOptions{problemDepthLimit: MaxMessageDepth, markers: true
 // message of its first problem.
 func canonicalBody(body []byte) ([]byte, string) {
 	if bodyTooLarge(len(body)) {
-		return nil, MsgBodyTooLarge
+		return nil, MsgBodyTooLarge // Q44
 	}
 	canon, info, err := canonical(nil, body, &bodyOptions)
 	if err != nil {
@@ -135,7 +135,7 @@ func bodyProblem(canon []byte, info valueReport) string {
 		return MsgBodyNotFinite
 	}
 	if bodyTooLarge(len(canon)) {
-		return MsgBodyTooLarge
+		return MsgBodyTooLarge // Q44
 	}
 	return ""
 }

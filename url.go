@@ -189,7 +189,7 @@ func endsInANumber(host string) bool {
 // href is the URL serializer (§4.5) of the parts: scheme "://" host
 // [":" port] path ["?" query].
 func (u urlParts) href() string {
-	s := u.scheme + "://" + u.hostPort() + u.path
+	s := u.scheme + "://" + u.hostPort() + u.path // I29
 	if u.hasQuery {
 		s += "?" + u.query
 	}
