@@ -257,6 +257,9 @@ func (s clauseSheet) writeClause(b *bytes.Buffer, c clause) {
 	for i, p := range c.Proofs {
 		s.writeProof(b, c.ID, i, p)
 	}
+	if len(c.Proofs) == 0 && clauseKinds[c.Kind] {
+		b.WriteString("\nNo mutant recorded yet.\n")
+	}
 }
 
 // quote writes the spec's words as a block quote.

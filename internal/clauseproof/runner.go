@@ -77,11 +77,15 @@ func (r *runner) prepare(build string, ms []mutant, mine []int, overlay map[stri
 		}
 	}
 	fmt.Printf("built the %s build's schema in %.0fs\n", build, time.Since(start).Seconds())
-	have := r.listTests(bin)
+	have, files := r.listTests(bin), goFiles(build)
 	ok := true
 	var all []string
 	for _, i := range mine {
 		m := ms[i]
+		if !files[m.proof.File] {
+			fmt.Printf("FAIL %s proof %d: %s is not compiled in the %s build\n", m.id, m.index+1, m.proof.File, build)
+			ok = false
+		}
 		for _, t := range m.proof.Tests {
 			if !have[t] {
 				fmt.Printf("FAIL %s proof %d: %s is not a test of the %s build\n", m.id, m.index+1, t, build)
@@ -179,6 +183,19 @@ func (r *runner) listTests(bin string) map[string]bool {
 		have[line] = true
 	}
 	return have
+}
+
+// goFiles returns the package's non-test files compiled in a build.
+func goFiles(build string) map[string]bool {
+	out, err := exec.Command("go", "list", "-tags", tagsOf(build), "-f", `{{join .GoFiles "\n"}}`, ".").Output()
+	if err != nil {
+		fail(fmt.Errorf("go list: %v", err))
+	}
+	files := map[string]bool{}
+	for _, f := range strings.Fields(string(out)) {
+		files[f] = true
+	}
+	return files
 }
 
 // failRE finds a top-level test's failure in go test's output.
