@@ -72,13 +72,17 @@ func sourceTags(t *testing.T) ([]clauseTag, map[string][]string) {
 }
 
 // declAt is the name of the declaration a tag at pos (on line) is in: the
-// function whose body holds it, or the constant, variable or type whose
+// function whose body holds it (or whose closing brace it trails), or the constant, variable or type whose
 // lines it trails or stands just above; "" for none.
 func declAt(fset *token.FileSet, f *ast.File, pos token.Pos, line int) string {
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
-			if d.Body != nil && d.Body.Lbrace < pos && pos < d.Body.Rbrace {
+			if d.Body == nil {
+				continue
+			}
+			// In the body, or trailing its closing brace (a one-line function).
+			if d.Body.Lbrace < pos && (pos < d.Body.Rbrace || fset.Position(d.Body.Rbrace).Line == line) {
 				return funcName(d)
 			}
 		case *ast.GenDecl:

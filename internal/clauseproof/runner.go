@@ -98,14 +98,17 @@ func (r *runner) prepare(build string, ms []mutant, mine []int, overlay map[stri
 		fail(fmt.Errorf("with no mutant on, the %s build fails %s", build, strings.Join(failed, ", ")))
 	}
 	var jobs []job
+	alone := 0
 	for _, i := range mine {
 		m := ms[i]
 		j := job{m: m, build: build, bin: bin, k: m.k}
 		if !m.schema {
 			j.bin, j.k = r.buildAlone(build, m), 0
+			alone++
 		}
 		jobs = append(jobs, j)
 	}
+	fmt.Printf("the %s build: %d mutants in the schema, %d built alone, %.0fs\n", build, len(mine)-alone, alone, time.Since(start).Seconds())
 	return jobs, ok
 }
 
@@ -247,7 +250,7 @@ func (r *runner) runJobs(jobs []job) []kill {
 	for range r.jobs {
 		wg.Go(func() {
 			for i := range next {
-				j := jobs[i]
+				j, start := jobs[i], time.Now()
 				k := kill{ID: j.m.id, Proof: j.m.index, Build: j.build, KilledBy: []string{}}
 				if j.bin != "" {
 					k.KilledBy = append(k.KilledBy, r.runTests(j.bin, j.k, j.m.proof.Tests)...)
@@ -261,7 +264,7 @@ func (r *runner) runJobs(jobs []job) []kill {
 				case len(k.KilledBy) == 0:
 					fate = "FAIL SURVIVED: " + strings.Join(j.m.proof.Tests, ", ") + " all pass"
 				}
-				fmt.Printf("%s proof %d (%s, %s build): %s\n", j.m.id, j.m.index+1, j.m.proof.File, j.build, fate)
+				fmt.Printf("%4.1fs %s proof %d (%s, %s build): %s\n", time.Since(start).Seconds(), j.m.id, j.m.index+1, j.m.proof.File, j.build, fate)
 				mu.Unlock()
 			}
 		})
