@@ -101,7 +101,7 @@ func ReadInboundBoundedJSON(ev Event, limit int) (BodyStatus, string, error) {
 	if err != nil {
 		return BodyInvalidJSON, err.Error(), nil
 	}
-	return BodyOK, out, nil // I107
+	return BodyOK, out, nil // I107 I109
 }
 
 // ReadInboundJSON is 读取入站癸象正文文 (JSON 正文): the request body as
