@@ -351,6 +351,23 @@ func TestErrorTexts(t *testing.T) {
 	}
 }
 
+// TestErrorKindZero pins D5: the zero value of an Error's Kind is none of
+// the three kinds, and the three are distinct.
+func TestErrorKindZero(t *testing.T) {
+	var e Error
+	for _, k := range []struct {
+		name string
+		is   bool
+	}{{"Violation", e.Kind == Violation}, {"Failure", e.Kind == Failure}, {"Abort", e.Kind == Abort}} {
+		if k.is {
+			t.Errorf("the zero Kind is %s", k.name)
+		}
+	}
+	if Violation == Failure || Failure == Abort || Violation == Abort {
+		t.Error("two kinds are equal")
+	}
+}
+
 // TestViolationsBeyondTheList: a decoded path's bad percent-encoding and
 // both same-origin errors are Violations (catchable, a fixed text), like
 // the three cases the spec's 违规 paragraph lists.

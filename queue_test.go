@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -394,5 +395,64 @@ func TestDelayValue(t *testing.T) {
 		if ok != (want >= 0) || ok && d != want {
 			t.Errorf("delayValue(%q) = %d, %v; want %d", in, d, ok, want)
 		}
+	}
+}
+
+// rawIs reports whether body is the JSON text want.
+func rawIs(body any, want string) bool {
+	raw, ok := body.(json.RawMessage)
+	return ok && string(raw) == want
+}
+
+// TestAnyJSONValueBody: a message body and a bounded JSON body may be any
+// JSON value, not only an object: each top-level kind is sent (as its
+// canonical text) and read back as status 0.
+func TestAnyJSONValueBody(t *testing.T) {
+	// Pins Q10, I109.
+	for _, c := range []struct{ in, canon string }{
+		{`{"a": 1}`, `{"a":1}`}, {` [1, "x"] `, `[1,"x"]`}, {`"s"`, `"s"`},
+		{`1.50`, `1.5`}, {`true`, `true`}, {`false`, `false`}, {`null`, `null`},
+	} {
+		p := newVirtual(t)
+		if err := SendQueueMessage(context.Background(), p, "B", c.in, 0); err != nil {
+			t.Errorf("send %s: %v", c.in, err)
+			continue
+		}
+		if q := p.Queued("q"); len(q) != 1 || !rawIs(q[0].Body, c.canon) {
+			t.Errorf("send %s: queued %+v, want body %s", c.in, q, c.canon)
+		}
+		ev, _ := post(http.Header{"Content-Type": {"text/plain"}}, c.in)
+		if st, got, err := ReadInboundBoundedJSON(ev, 1000); st != BodyOK || got != c.canon || err != nil {
+			t.Errorf("bounded JSON %s: (%d, %q, %v), want (0, %q)", c.in, st, got, err, c.canon)
+		}
+	}
+}
+
+// TestDelayRangeStays pins D17: 43200 s is the longest delay, though
+// Cloudflare allows 86400. MemoryPlatform's Send refuses more (Enqueue's
+// clamp is pinned by TestMemoryEnqueueDelayClamp), and so do the
+// producer and Retry.
+func TestDelayRangeStays(t *testing.T) {
+	p := newVirtual(t)
+	ctx := context.Background()
+	for _, d := range []int{43201, 86400, -1} {
+		if err := p.Send(ctx, "B", []byte("1"), SendOptions{ContentType: contentTypeJSON, DelaySeconds: d}); err == nil {
+			t.Errorf("Send with delay %d accepted", d)
+		}
+	}
+	if err := p.Send(ctx, "B", []byte("1"), SendOptions{ContentType: contentTypeJSON, DelaySeconds: 43200}); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Stats("q"); s.Sent != 1 {
+		t.Fatalf("Sent %d, want 1", s.Sent)
+	}
+	err := SendQueueMessage(ctx, p, "B", "1", 86400)
+	var e *Error
+	if !errors.As(err, &e) || e.Msg != "延迟秒数须在 0 至 43200 之间" {
+		t.Errorf("SendQueueMessage with delay 86400: %v", err)
+	}
+	b := &recBatch{msgs: []Message{{ID: "a", Attempts: 1, Body: json.RawMessage("1")}}}
+	if err := RetryQueueMessage(testEvent{kind: "queue", batch: b}, 0, 86400); err == nil {
+		t.Error("RetryQueueMessage with delay 86400 accepted")
 	}
 }

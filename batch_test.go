@@ -7,13 +7,13 @@ import (
 	"testing"
 )
 
-// TestBatchPinsTotalOnCanonicalBodies pins what 批量发送队列消息's total
+// TestBatchTotalOnCanonicalBodies pins what 批量发送队列消息's total
 // counts: "全部 body 合计不超过 256000 字节" is measured on the canonical
 // bodies, what the platform is sent — not on the input texts, which may be
 // longer (escapes, whitespace, "1.0") or shorter ("1e21" is written
 // "1e+21").
 // Pins D14.
-func TestBatchPinsTotalOnCanonicalBodies(t *testing.T) {
+func TestBatchTotalOnCanonicalBodies(t *testing.T) {
 	// Pins Q34.
 	str := func(n int) string { return `"` + strings.Repeat("a", n) + `"` } // canonical n+2 bytes
 	list := func(elem string, n int) string { return "[" + strings.TrimSuffix(strings.Repeat(elem, n), ",") + "]" }
@@ -50,14 +50,14 @@ func TestBatchPinsTotalOnCanonicalBodies(t *testing.T) {
 	}
 }
 
-// TestBatchPinsBodyInputSize pins that an item's body is refused on its
+// TestBatchBodyInputSize pins that an item's body is refused on its
 // input size alone: "输入文字与规范化后的文字都不得超过 128000 个 UTF-8 字节"
 // holds for each body of a batch (限制同上), so a body of 128001 input bytes
 // whose canonical text is short ("[1]") is refused, at its own index, and
 // one of exactly 128000 passes. The input is the body's span, whitespace
 // inside it counted, around it not.
 // Pins D15.
-func TestBatchPinsBodyInputSize(t *testing.T) {
+func TestBatchBodyInputSize(t *testing.T) {
 	// Pins Q13, Q33.
 	body := func(n int) string { return "[1" + strings.Repeat(" ", n-3) + "]" } // n input bytes, canonical [1]
 	for _, c := range []struct {
@@ -80,11 +80,11 @@ func TestBatchPinsBodyInputSize(t *testing.T) {
 	}
 }
 
-// TestBatchPinsItemIndex pins the index an item's problem names ("：序号
+// TestBatchItemIndex pins the index an item's problem names ("：序号
 // n", n from 0 in the array's order) whatever the items before it hold:
 // here bodies of 4 and 7 canonical bytes before the bad item 2.
 // Pins D14.
-func TestBatchPinsItemIndex(t *testing.T) {
+func TestBatchItemIndex(t *testing.T) {
 	// Pins Q29, Q31.
 	for _, c := range []struct{ bad, msg string }{
 		{`{"body":1,"x":2}`, MsgItemBadKey + "x"},
@@ -98,7 +98,7 @@ func TestBatchPinsItemIndex(t *testing.T) {
 	}
 }
 
-// TestBatchPinsNotArrayCause pins the cause a batch that is not a JSON
+// TestBatchNotArrayCause pins the cause a batch that is not a JSON
 // array carries: Msg is MsgBatchNotArray exactly, and its Err the parser's
 // syntax error (Error: "Err the platform's or the parser's cause"), at the
 // offset where the text fails: the text's length for an unexpected end,
@@ -106,7 +106,7 @@ func TestBatchPinsItemIndex(t *testing.T) {
 // (only an array is read), and where V8's JSON.parse stops in an item
 // with whitespace around its punctuation (node v20.20.2's positions).
 // Pins D7, D14.
-func TestBatchPinsNotArrayCause(t *testing.T) {
+func TestBatchNotArrayCause(t *testing.T) {
 	// Pins Q28.
 	for in, off := range map[string]int{
 		`[{"body":1},`:          12,
