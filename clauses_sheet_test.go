@@ -273,7 +273,7 @@ func (s clauseSheet) writeHome(b *bytes.Buffer, id string, h clauseHome) {
 	if h.Role == "message" {
 		what = "Its text attached in"
 	}
-	fmt.Fprintf(b, "\n%s %s `%s`", what, h.File, h.Func)
+	fmt.Fprintf(b, "\n%s %s `%s`%s", what, h.File, h.Func, buildOnly(s.lines[h.File]))
 	n := 0
 	for _, g := range s.tags {
 		if g.file == h.File && g.decl == h.Func && slices.Contains(g.ids, id) {
@@ -289,10 +289,30 @@ func (s clauseSheet) writeHome(b *bytes.Buffer, id string, h clauseHome) {
 	}
 }
 
+// buildOnly says which build alone compiles a file, from its //go:build
+// line ("" for both).
+func buildOnly(lines []string) string {
+	for _, l := range lines {
+		switch l {
+		case "//go:build !hostbridge_ref":
+			return " (default build only)"
+		case "//go:build hostbridge_ref":
+			return " (reference build only)"
+		case "package hostbridge":
+			return ""
+		}
+	}
+	return ""
+}
+
 // excerpt returns the lines around a tag on line n (1-based): the line
-// before it to the second after it, without their common indentation.
+// before it (unless blank or a lone brace) to the second after it, without
+// their common indentation.
 func excerpt(lines []string, n int) string {
 	from, to := max(n-2, 0), min(n+2, len(lines))
+	if t := strings.TrimSpace(lines[from]); from < n-1 && (t == "" || t == "}" || t == "{") {
+		from++
+	}
 	ex := slices.Clone(lines[from:to])
 	indent := -1
 	for _, l := range ex {
