@@ -5,7 +5,8 @@ package hostbridge
 // whose whole text is clause ids (`// Q36` or `// Q36 Q16`), trailing the
 // statement or on the line just above it. TestClauseTags holds the tags
 // and the homes of testdata/clauses.json to each other; CLAUSES.md
-// excerpts the lines at each tag.
+// excerpts the lines at each tag. proofProblems (called by TestClauses)
+// checks what a clause's recorded mutants name.
 
 import (
 	"cmp"
@@ -143,6 +144,37 @@ func tagProblems(cs []clause, tags []clauseTag) []string {
 				bad = append(bad, where+": the tag names "+id+", which testdata/clauses.json does not have")
 			case !slices.ContainsFunc(c.Home, func(h clauseHome) bool { return h.File == g.file && h.Func == g.decl }):
 				bad = append(bad, where+": the tag "+id+" is in "+cmp.Or(g.decl, "no declaration")+", which is not a home of "+id)
+			}
+		}
+	}
+	return bad
+}
+
+// proofProblems lists what is wrong with a clause's recorded mutants, as
+// far as the sources show it without a build (internal/clauseproof
+// applies them): each is in a file of the clause's homes, its old text
+// occurs there once, its build is known and its tests are the clause's.
+func proofProblems(t *testing.T, c clause) []string {
+	t.Helper()
+	var bad []string
+	for i, p := range c.Proofs {
+		name := "proof " + strconv.Itoa(i+1)
+		src, err := os.ReadFile(p.File)
+		switch {
+		case !slices.ContainsFunc(c.Home, func(h clauseHome) bool { return h.File == p.File }):
+			bad = append(bad, name+": "+p.File+" is not a file of the clause's homes")
+		case err != nil:
+			bad = append(bad, name+": "+err.Error())
+		case strings.Count(string(src), p.Old) != 1 || p.Old == "":
+			bad = append(bad, name+": its old text does not occur exactly once in "+p.File+": "+strconv.Quote(p.Old))
+		case p.Build != "default" && p.Build != "ref" && p.Build != "both":
+			bad = append(bad, name+": build "+strconv.Quote(p.Build)+" is none of default, ref, both")
+		case len(p.Tests) == 0:
+			bad = append(bad, name+": names no test")
+		}
+		for _, test := range p.Tests {
+			if !slices.Contains(c.Tests, test) {
+				bad = append(bad, name+": "+test+" is not one of the clause's tests")
 			}
 		}
 	}

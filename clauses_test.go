@@ -261,7 +261,7 @@ func TestClauses(t *testing.T) {
 	rows := map[string]map[string]bool{}
 	for _, c := range cs {
 		checkClauseID(t, c, next, seen)
-		for _, msg := range clauseProblems(t, c, ix, rows) {
+		for _, msg := range append(clauseProblems(t, c, ix, rows), proofProblems(t, c)...) {
 			t.Errorf("%s: %s", c.ID, msg)
 		}
 	}
