@@ -180,3 +180,20 @@ func proofProblems(t *testing.T, c clause) []string {
 	}
 	return bad
 }
+
+// roleProblems: a home's role is "" (the rule is judged there) or
+// "message" (a place that attaches the clause's message text); every home
+// of a message clause is of the second kind, so that a rule judged
+// elsewhere (a predicate) is another clause's home.
+func roleProblems(c clause) []string {
+	var bad []string
+	for _, h := range c.Home {
+		switch {
+		case h.Role != "" && h.Role != "message":
+			bad = append(bad, "home "+h.Func+": role "+strconv.Quote(h.Role)+" is neither \"\" nor \"message\"")
+		case c.Kind == "message" && h.Role != "message":
+			bad = append(bad, "home "+h.Func+": a message clause's home is where its text is attached (role \"message\")")
+		}
+	}
+	return bad
+}

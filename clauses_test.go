@@ -261,7 +261,7 @@ func TestClauses(t *testing.T) {
 	rows := map[string]map[string]bool{}
 	for _, c := range cs {
 		checkClauseID(t, c, next, seen)
-		for _, msg := range append(clauseProblems(t, c, ix, rows), proofProblems(t, c)...) {
+		for _, msg := range slices.Concat(clauseProblems(t, c, ix, rows), roleProblems(c), proofProblems(t, c)) {
 			t.Errorf("%s: %s", c.ID, msg)
 		}
 	}
