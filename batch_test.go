@@ -1,10 +1,13 @@
 package hostbridge
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestBatchTotalOnCanonicalBodies pins what 批量发送队列消息's total
@@ -124,6 +127,119 @@ func TestBatchNotArrayCause(t *testing.T) {
 		var se *syntaxError
 		if !errors.As(err, &se) || se.off != off || !strings.HasPrefix(se.Error(), SyntaxPrefix) {
 			t.Errorf("%q: cause %v, want a syntax error at position %d", in, errors.Unwrap(err), off)
+		}
+	}
+}
+
+// FuzzBatchSplit: the scan accepts exactly the texts that are JSON arrays,
+// finds one item per element (up to MaxBatchMessages+1), and each body it scanned is the canonical
+// form of that element's body as a JSON parser sees it.
+// Pins D15.
+func FuzzBatchSplit(f *testing.F) {
+	// Pins Q82.
+	for _, s := range []string{
+		`[{"body":"],["},{"body":{"body":1}},{"body":"say \"hi\" \\ ],[ {\"body\":1}"}]`,
+		`[{"body":1,"delaySeconds":30.0},{"body":2,"body":[3]}]`,
+		`[ 1 , {"bo\u0064y" : {"a":[1,2,{"b":null}]} } ,[{"body":1}]]`,
+		`[{"body":{"$句柄":1},"body":2}]`, `[]`, `{}`, `[{"body":1}] x`, `[{"body":"\ud800"}]`,
+		// Cut short at every point of the scan, and two malformed objects.
+		`[`, `[ `, `[{`, `[{ `, `[{"a"`, `[{"a" `, `[{"a":`, `[{"body":1`, `[{"body":1,`, `[{"body":1 `,
+		`[{"body":1}`, `[{"body":1},`, `[{"body" 1}]`, `[{"body":1,}]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		items, bodies, err := scanBatch(text)
+		trimmed := bytes.TrimLeft(text, " \t\r\n")
+		isArray := utf8.Valid(text) && json.Valid(text) && len(trimmed) > 0 && trimmed[0] == '['
+		if (err == nil) != isArray {
+			t.Fatalf("scan error %v, but utf8+json.Valid array = %v", err, isArray)
+		}
+		if err != nil {
+			return
+		}
+		var elems []json.RawMessage
+		if err := json.Unmarshal(text, &elems); err != nil {
+			t.Fatal(err)
+		}
+		if want := min(len(elems), MaxBatchMessages+1); len(items) != want {
+			t.Fatalf("%d items of %d elements, want %d", len(items), len(elems), want)
+		}
+		for n, el := range elems[:len(items)] {
+			var obj map[string]json.RawMessage
+			isObj := json.Unmarshal(el, &obj) == nil && bytes.TrimLeft(el, " \t\r\n")[0] == '{'
+			if items[n].notObject == isObj {
+				t.Fatalf("item %d: notObject %v for %s", n, items[n].notObject, el)
+			}
+			body, ok := obj["body"]
+			if !isObj || ok != items[n].hasBody {
+				continue
+			}
+			if !ok {
+				continue
+			}
+			want, _, err := canonical(nil, body, &canonOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := bodies[items[n].bodyStart:items[n].bodyEnd]; !bytes.Equal(got, want) {
+				t.Fatalf("item %d body %s, want %s", n, got, want)
+			}
+		}
+	})
+}
+
+// TestScanBatchPastTheLimit: past MaxBatchMessages+1 items the scan keeps
+// nothing more, yet still parses to the end: a syntax error there is the
+// batch's error, and without one the batch has too many items.
+// Pins D14.
+func TestScanBatchPastTheLimit(t *testing.T) {
+	// Pins Q32.
+	p := NewMemoryPlatform()
+	p.Bind("Q", "q")
+	p.Grant("Q")
+	items := strings.Repeat(`{"body":{"a":[1,"x"]},"delaySeconds":5},`, 150)
+	text := "[" + items + `{"body":2}]`
+	got, bodies, err := scanBatch([]byte(text))
+	if err != nil || len(got) != MaxBatchMessages+1 || len(bodies) != (MaxBatchMessages+1)*len(`{"a":[1,"x"]}`) {
+		t.Fatalf("scanBatch: %d items, %d bytes of bodies, %v", len(got), len(bodies), err)
+	}
+	checkError(t, SendQueueBatch(context.Background(), p, "Q", text), &wantError{"violation", MsgBatchTooMany})
+	checkError(t, SendQueueBatch(context.Background(), p, "Q", "["+items+`{"body":2},]`), &wantError{"violation", MsgBatchNotArray})
+	checkError(t, SendQueueBatch(context.Background(), p, "Q", "["+items+`{"body":"\x"}]`), &wantError{"violation", MsgBatchNotArray})
+	if calls := p.Calls(); len(calls) != 0 {
+		t.Fatalf("platform called: %v", calls)
+	}
+}
+
+// BenchmarkScanBatch1MiB scans and canonicalises a 1 MiB batch text (too
+// many items to send: the scan is what is measured).
+func BenchmarkScanBatch1MiB(b *testing.B) { benchScanBatch(b, scanBatch) }
+
+// BenchmarkReferenceScanBatch1MiB is the same on the reference.
+func BenchmarkReferenceScanBatch1MiB(b *testing.B) { benchScanBatch(b, refScanBatch) }
+
+func benchScanBatch(b *testing.B, scan func([]byte) ([]batchItem, []byte, error)) {
+	text := []byte(benchBatch(MaxBatchBytes - 200))
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := scan(text); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestDelayValue: an item's delaySeconds, as canonical text, is an integer
+// from 0 to 43200; anything else, however long, is not a delay.
+// Pins D16.
+func TestDelayValue(t *testing.T) {
+	// Pins Q23, Q29.
+	for in, want := range map[string]int{"0": 0, "1": 1, "43200": 43200, "43201": -1, "100000": -1, "1234567": -1,
+		"-1": -1, "1.5": -1, "1e+21": -1, "null": -1, `"5"`: -1, "": -1} {
+		d, ok := delayValue([]byte(in))
+		if ok != (want >= 0) || ok && d != want {
+			t.Errorf("delayValue(%q) = %d, %v; want %d", in, d, ok, want)
 		}
 	}
 }
