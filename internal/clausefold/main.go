@@ -1,7 +1,8 @@
 // Command clausefold folds testdata/clause-proofs.json, where proofs and
 // corrected homes are staged per clause, into testdata/clauses.json: a
 // staged home replaces the clause's, staged proofs are added to the
-// clause's (one already there is not added twice). The staging file is
+// clause's (one already there is not added twice), and so are the tests
+// named in addTests (those a proof relies on that the clause did not list). The staging file is
 // then removed. Standard library only; run it from the root module:
 //
 //	go run ./internal/clausefold
@@ -12,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 )
 
 const (
@@ -30,15 +32,16 @@ type clause struct {
 	Note      json.RawMessage   `json:"note,omitempty"`
 	Decisions json.RawMessage   `json:"decisions,omitempty"`
 	Home      json.RawMessage   `json:"home"`
-	Tests     json.RawMessage   `json:"tests"`
+	Tests     []string          `json:"tests"`
 	Vectors   json.RawMessage   `json:"vectors"`
 	Proofs    []json.RawMessage `json:"proofs,omitempty"`
 }
 
 // staged is one clause's entry in stagingFile.
 type staged struct {
-	Home   json.RawMessage   `json:"home,omitempty"`
-	Proofs []json.RawMessage `json:"proofs"`
+	Home     json.RawMessage   `json:"home,omitempty"`
+	Proofs   []json.RawMessage `json:"proofs"`
+	AddTests []string          `json:"addTests,omitempty"`
 }
 
 func main() {
@@ -59,6 +62,11 @@ func main() {
 		if len(s.Home) > 0 {
 			cs[i].Home = s.Home
 			homes++
+		}
+		for _, t := range s.AddTests {
+			if !slices.Contains(cs[i].Tests, t) {
+				cs[i].Tests = append(cs[i].Tests, t)
+			}
 		}
 		for _, p := range s.Proofs {
 			if !holds(cs[i].Proofs, p) {
