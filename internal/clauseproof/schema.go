@@ -93,8 +93,8 @@ func schemaSources(ms []mutant) map[string]string {
 		inBody := map[int][]mutant{} // body index → its mutants
 		for _, i := range idx {
 			m := ms[i]
-			j := sort.Search(len(bs), func(j int) bool { return bs[j].rbrace >= m.end })
-			if j < len(bs) && bs[j].lbrace < m.start && !bs[j].labels {
+			j := sort.Search(len(bs), func(j int) bool { return bs[j].rbrace >= m.end-1 })
+			if j < len(bs) && bs[j].lbrace <= m.start && !bs[j].labels && bracedBody(src, bs[j], m) != "" {
 				ms[i].schema = true
 				inBody[j] = append(inBody[j], m)
 			}
@@ -110,6 +110,18 @@ func schemaSources(ms []mutant) map[string]string {
 	return overlay
 }
 
+// bracedBody returns the inside of the body b with mutant m applied (m may
+// span the braces themselves, as in a one-line function), or "" when the
+// mutated text is no longer one braced block.
+func bracedBody(src []byte, b body, m mutant) string {
+	mutated := string(src[b.lbrace:m.start]) + m.proof.New + string(src[m.end:b.rbrace+1])
+	inner, ok := strings.CutPrefix(strings.TrimSpace(mutated), "{")
+	if inner, ok2 := strings.CutSuffix(inner, "}"); ok && ok2 {
+		return inner + "\n"
+	}
+	return ""
+}
+
 // rewrite returns src with each body of inBody preceded by its mutants.
 func rewrite(src []byte, bs []body, inBody map[int][]mutant) string {
 	var out strings.Builder
@@ -121,8 +133,7 @@ func rewrite(src []byte, bs []body, inBody map[int][]mutant) string {
 		}
 		out.Write(src[last : b.lbrace+1])
 		for _, m := range muts {
-			mutated := string(src[b.lbrace+1:m.start]) + m.proof.New + string(src[m.end:b.rbrace])
-			fmt.Fprintf(&out, "\nif clauseproofActive == %d {%s\n", m.k, mutated)
+			fmt.Fprintf(&out, "\nif clauseproofActive == %d {%s\n", m.k, bracedBody(src, b, m))
 			if !b.results {
 				out.WriteString("return\n")
 			}
