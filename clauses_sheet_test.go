@@ -97,11 +97,13 @@ func TestClauseDecisions(t *testing.T) {
 	}
 }
 
-// A clauseKill is internal/clauseproof's record of one proof in one build:
-// the named tests that failed.
+// A clauseKill is internal/clauseproof's record of one proof (its number
+// from 0, file and old text) in one build: the named tests that failed.
 type clauseKill struct {
 	ID       string   `json:"id"`
 	Proof    int      `json:"proof"`
+	File     string   `json:"file"`
+	Old      string   `json:"old"`
 	Build    string   `json:"build"`
 	KilledBy []string `json:"killedBy"`
 }
@@ -215,7 +217,7 @@ func (s clauseSheet) writeProofCounts(b *bytes.Buffer, cs []clause) {
 // builds and was killed there.
 func (s clauseSheet) allKilled(c clause) bool {
 	for i, p := range c.Proofs {
-		ks := s.kills[c.ID+"/"+strconv.Itoa(i)]
+		ks := s.killsOf(c.ID, i, p)
 		if len(ks) != len(proofBuilds(p.Build)) {
 			return false
 		}
@@ -226,6 +228,18 @@ func (s clauseSheet) allKilled(c clause) bool {
 		}
 	}
 	return true
+}
+
+// killsOf returns the records of a clause's proof i, p: none when the
+// record is of another mutant (the proofs changed since CI's last run).
+func (s clauseSheet) killsOf(id string, i int, p clauseProof) []clauseKill {
+	var ks []clauseKill
+	for _, k := range s.kills[id+"/"+strconv.Itoa(i)] {
+		if k.File == p.File && k.Old == p.Old {
+			ks = append(ks, k)
+		}
+	}
+	return ks
 }
 
 // proofBuilds are the builds a proof's build names.
@@ -353,7 +367,7 @@ func (s clauseSheet) writeProof(b *bytes.Buffer, id string, i int, p clauseProof
 		b.WriteString("s")
 	}
 	fmt.Fprintf(b, "), must fail %s:\n\n```diff\n%s%s```\n\n", strings.Join(p.Tests, " or "), diffLines("-", p.Old), diffLines("+", p.New))
-	ks := s.kills[id+"/"+strconv.Itoa(i)]
+	ks := s.killsOf(id, i, p)
 	if len(ks) == 0 {
 		b.WriteString("Not yet run by CI.\n")
 		return

@@ -67,12 +67,15 @@ func tagsOf(build string) string {
 	return ""
 }
 
-// A kill is the record of one mutant in one build: the named tests that
+// A kill is the record of one mutant (the clause's proof number Proof,
+// from 0, with its file and old text) in one build: the named tests that
 // failed ("timeout" when the run timed out, "crash" when the binary failed
 // without naming a test).
 type kill struct {
 	ID       string   `json:"id"`
 	Proof    int      `json:"proof"`
+	File     string   `json:"file"`
+	Old      string   `json:"old"`
 	Build    string   `json:"build"`
 	KilledBy []string `json:"killedBy"`
 }
@@ -202,7 +205,9 @@ func compareKills(kills []kill) bool {
 	if err := json.Unmarshal(data, &rec); err != nil {
 		fail(fmt.Errorf("%s: %v", killsFile, err))
 	}
-	key := func(k kill) string { return fmt.Sprintf("%s proof %d in %s", k.ID, k.Proof+1, k.Build) }
+	key := func(k kill) string {
+		return fmt.Sprintf("%s proof %d (%s %q) in %s", k.ID, k.Proof+1, k.File, k.Old, k.Build)
+	}
 	want := map[string]string{}
 	for _, k := range rec {
 		want[key(k)] = strings.Join(k.KilledBy, ", ")

@@ -251,7 +251,7 @@ func (r *runner) runJobs(jobs []job) []kill {
 		wg.Go(func() {
 			for i := range next {
 				j, start := jobs[i], time.Now()
-				k := kill{ID: j.m.id, Proof: j.m.index, Build: j.build, KilledBy: []string{}}
+				k := kill{ID: j.m.id, Proof: j.m.index, File: j.m.proof.File, Old: j.m.proof.Old, Build: j.build, KilledBy: []string{}}
 				if j.bin != "" {
 					k.KilledBy = append(k.KilledBy, r.runTests(j.bin, j.k, j.m.proof.Tests)...)
 				}
