@@ -90,7 +90,7 @@ func ReadInboundBytes(ev Event, limit int) (BodyStatus, []byte, error) {
 	if err != nil || st != BodyOK {
 		return st, nil, err
 	}
-	return BodyOK, body.bytes(), nil
+	return BodyOK, body.bytes(), nil // I139
 }
 
 // ReadInboundBoundedJSON reads the request body, at most limit bytes, as
@@ -125,7 +125,7 @@ func ReadInboundBoundedJSON(ev Event, limit int) (BodyStatus, string, error) {
 	if err != nil {
 		return BodyInvalidJSON, err.Error(), nil
 	}
-	return BodyOK, out, nil // I107 I109
+	return BodyOK, out, nil // I107 I109 I141
 }
 
 // ReadInboundJSON reads the request body, at most JSONBodyLimit (2 MiB), and
