@@ -86,7 +86,7 @@ func (b *BatchRecord) Retry(i, delaySeconds int) {
 func (b *BatchRecord) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.closed = true
+	b.closed = true // Q52
 }
 
 // MessageOutcome is what the handler asked for one message of a
@@ -114,7 +114,7 @@ func (b *BatchRecord) Outcome(i int) MessageOutcome {
 // an uncaught exception (a non-nil handlerErr) redelivers every message not
 // acked, and the acked ones too when s.RedeliverAcked.
 func (o MessageOutcome) Redeliver(handlerErr error, s ConsumerSettings) bool {
-	if handlerErr == nil {
+	if handlerErr == nil { // Q68
 		return o.Retried
 	}
 	return !o.Acked || s.RedeliverAcked
@@ -123,7 +123,7 @@ func (o MessageOutcome) Redeliver(handlerErr error, s ConsumerSettings) bool {
 // RetryDelay is the delay before a redelivery: the handler's Retry delay
 // when it gave one above 0, else s.RetryDelay.
 func (o MessageOutcome) RetryDelay(s ConsumerSettings) int {
-	if o.Retried && o.DelaySeconds > 0 {
+	if o.Retried && o.DelaySeconds > 0 { // Q63
 		return o.DelaySeconds
 	}
 	return s.RetryDelay

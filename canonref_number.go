@@ -30,25 +30,27 @@ func refNumber(lit []byte) (text []byte, inf bool) {
 	intPart, frac, _ := strings.Cut(mant, ".")
 	all := intPart + frac
 	lead := len(all) - len(strings.TrimLeft(all, "0"))
-	d := strings.TrimRight(all[lead:], "0")
-	x, _ := strconv.Atoi(exp)  // "+5" and "-5" too; held at ±2^63 when longer
-	x = max(min(x, 1e9), -1e9) // far past ±400 plus any count of digits a text here holds
+	d := strings.TrimRight(all[lead:], "0") // I78
+	x, _ := strconv.Atoi(exp)               // "+5" and "-5" too; held at ±2^63 when longer
+	x = max(min(x, 1e9), -1e9)              // far past ±400 plus any count of digits a text here holds
 	e := len(intPart) - lead + x
 	switch {
 	case len(d) == 0: // ±0: "If m is +0𝔽 or -0𝔽, return "0""
 		return []byte("0"), false
+	// Q21
 	case e > 400: // 0.D × 10^e ≥ 10^399, past the largest double
 		return []byte("null"), true
 	case e < -400: // below half the smallest double: rounds to 0
 		return []byte("0"), false
 	}
-	f, _ := strconv.ParseFloat("0."+d+"e"+strconv.Itoa(e), 64)
-	if math.IsInf(f, 0) {
+	f, _ := strconv.ParseFloat("0."+d+"e"+strconv.Itoa(e), 64) // Q12
+	if math.IsInf(f, 0) {                                      // I148
 		return []byte("null"), true
 	}
 	if lit[0] == '-' { // rounding is symmetric: the sign goes on after
 		f = -f
 	}
+	// I96 I114
 	return appendNumber(nil, f), false // Number::toString
 }
 

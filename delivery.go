@@ -168,7 +168,7 @@ func (p *MemoryPlatform) step(queue string, handler func(Event) error) (Delivery
 	p.notifyLocked()
 	p.mu.Unlock()
 
-	err := callHandler(handler, memEvent{b})
+	err := callHandler(handler, memEvent{b}) // Q4
 	b.Close()
 
 	p.mu.Lock()
@@ -199,14 +199,14 @@ func (p *MemoryPlatform) finishLocked(q *memQueue, taken []*memMsg, b *BatchReco
 	q.promote(now)
 	r := DeliveryResult{Queue: q.name, Outcome: OutcomeOK, Err: err, IDs: make([]string, len(taken))}
 	if err != nil {
-		r.Outcome = OutcomeException
+		r.Outcome = OutcomeException // Q69 Q87
 	}
 	b.ReportCalls(&r)
 	q.inFlight -= int64(len(taken))
 	for i, m := range taken {
 		r.IDs[i] = m.ID
 		o := b.Outcome(i)
-		if !o.Redeliver(err, q.settings) {
+		if !o.Redeliver(err, q.settings) { // Q69
 			q.stats.Acked++
 			if r.Acked == nil {
 				r.Acked = make([]string, 0, len(taken)-i)
@@ -223,7 +223,7 @@ func (p *MemoryPlatform) finishLocked(q *memQueue, taken []*memMsg, b *BatchReco
 // from the dead-letter queue or nowhere (dropped).
 func (p *MemoryPlatform) againLocked(q *memQueue, m *memMsg, delay int, now time.Time, r *DeliveryResult) {
 	s := q.settings
-	if m.tries > s.MaxRetries {
+	if m.tries > s.MaxRetries { // Q70
 		if dlq := s.DeadLetterQueue; dlq != "" {
 			d := p.queueLocked(dlq)
 			d.promote(now)
@@ -241,7 +241,7 @@ func (p *MemoryPlatform) againLocked(q *memQueue, m *memMsg, delay int, now time
 		}
 		return
 	}
-	m.Attempts++
+	m.Attempts++ // Q55 Q70
 	q.push(m, now, delay)
 	q.stats.Retried++
 	r.Retried = append(r.Retried, RetryMessage{m.ID, delay})
@@ -346,6 +346,6 @@ func (h *msgHeap) Pop() any {
 // memEvent is the queue Event of one delivery.
 type memEvent struct{ b *BatchRecord }
 
-func (e memEvent) Kind() string     { return EventQueue }
+func (e memEvent) Kind() string     { return EventQueue } // Q3
 func (e memEvent) Request() Request { return nil }
 func (e memEvent) Batch() Batch     { return e.b }

@@ -104,19 +104,19 @@ const (
 // carriesRequest reports whether an event of this kind carries an HTTP
 // request (I13, I18). "遇到不认识的取值，须按“没有 HTTP 请求的事件”处理，不得当作 fetch。"
 func carriesRequest(kind string) bool {
-	return kind == EventFetch || kind == EventServiceFetch || kind == EventDurableFetch
+	return kind == EventFetch || kind == EventServiceFetch || kind == EventDurableFetch // I13 I18
 }
 
 // currentRequest is the check every inbound reader makes first (I1, I10,
 // I14):
 // "无当前 HTTP 请求时调用失败。"
 func currentRequest(ev Event) (Request, error) {
-	if ev != nil && carriesRequest(ev.Kind()) {
-		if r := ev.Request(); r != nil {
+	if ev != nil && carriesRequest(ev.Kind()) { // I14
+		if r := ev.Request(); r != nil { // I1
 			return r, nil
 		}
 	}
-	return nil, failure(MsgNoRequest, nil)
+	return nil, failure(MsgNoRequest, nil) // I10
 }
 
 // currentURL is the URL of the current request, parsed as new URL parses
@@ -146,7 +146,7 @@ func InboundHeader(ev Event, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return strings.Join(vs, ", "), nil
+	return strings.Join(vs, ", "), nil // I7
 }
 
 // InboundHeaderExists is 入站标头存在: whether the request has the header
@@ -155,7 +155,7 @@ func InboundHeader(ev Event, name string) (string, error) {
 // The name is checked first (I42–I44: headerValues, isToken).
 func InboundHeaderExists(ev Event, name string) (bool, error) {
 	vs, err := headerValues(ev, name)
-	return vs != nil, err
+	return vs != nil, err // I38
 }
 
 // headerValues checks the request, then the name (I44, I145: Violation
@@ -167,7 +167,7 @@ func headerValues(ev Event, name string) ([]string, error) {
 		return nil, err
 	}
 	if !isToken(name) {
-		return nil, violation(MsgHeaderName)
+		return nil, violation(MsgHeaderName) // I44 I145
 	}
 	return lookupHeader(r.Header(), name), nil
 }
@@ -179,11 +179,11 @@ func headerValues(ev Event, name string) ([]string, error) {
 // are looked for too, in sorted order.
 func lookupHeader(h http.Header, name string) []string {
 	if vs, ok := h[textproto.CanonicalMIMEHeaderKey(name)]; ok {
-		return nonNil(vs)
+		return nonNil(vs) // I39 I136
 	}
 	var vs []string
 	for _, k := range slices.Sorted(maps.Keys(h)) {
-		if strings.EqualFold(k, name) {
+		if strings.EqualFold(k, name) { // I6 I40
 			vs = append(nonNil(vs), h[k]...)
 		}
 	}
@@ -201,14 +201,14 @@ func nonNil(vs []string) []string {
 // bytes: tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." /
 // "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA.
 func isToken(s string) bool {
-	if len(s) == 0 || len(s) > MaxHeaderNameBytes {
+	if len(s) == 0 || len(s) > MaxHeaderNameBytes { // I43
 		return false
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0: // I42
 		default:
 			return false
 		}
@@ -235,7 +235,7 @@ var eventKinds = []string{
 // host returns only the kinds it provides; an app must treat any other value
 // as an event without an HTTP request. The slice is new on every call: the
 // caller may modify it.
-func EventKinds() []string { return slices.Clone(eventKinds) }
+func EventKinds() []string { return slices.Clone(eventKinds) } // I15
 
 // InboundEventKind is 读取入站事件种类: the kind of the current host
 // invocation, "" when there is none (a nil event). It never fails.
@@ -245,7 +245,7 @@ func InboundEventKind(ev Event) string {
 	if ev == nil {
 		return ""
 	}
-	return ev.Kind()
+	return ev.Kind() // I12
 }
 
 // InboundMethod is 读取入站方法: the method as the host received it (not
@@ -257,7 +257,7 @@ func InboundMethod(ev Event) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return r.Method(), nil
+	return r.Method(), nil // I2
 }
 
 // InboundRawPath is 读取入站原路径: URL.pathname of the request URL, still
@@ -287,7 +287,7 @@ func InboundDecodedPath(ev Event) (string, error) {
 	}
 	p, ok := decodePathStrict(u.pathname())
 	if !ok {
-		return "", violation(MsgPathEncoding)
+		return "", violation(MsgPathEncoding) // I5
 	}
 	return p, nil
 }
@@ -339,7 +339,7 @@ func InboundRawQuery(ev Event) (string, error) {
 //
 // "读取入站查询参数 按浏览器 URL 查询参数规则读取第一个同名值，已经百分号解码；无该参数时返回空字符串。"
 func InboundQueryParam(ev Event, name string) (string, error) {
-	v, _, err := queryParam(ev, name)
+	v, _, err := queryParam(ev, name) // I20
 	return v, err
 }
 
@@ -348,7 +348,7 @@ func InboundQueryParam(ev Event, name string) (string, error) {
 //
 // "?after= 这样的空值仍返回阳，使应用能区分缺失与空值。"
 func InboundQueryParamExists(ev Event, name string) (bool, error) {
-	_, ok, err := queryParam(ev, name)
+	_, ok, err := queryParam(ev, name) // I21
 	return ok, err
 }
 
@@ -393,11 +393,11 @@ func InboundSameOriginURL(ev Event, path string, set [][2]string, del []string) 
 	if path != "" && !validSameOriginPath(path) {
 		return "", violation(MsgSameOriginPath)
 	}
-	if len(set) > MaxSameOriginItems || len(del) > MaxSameOriginItems {
+	if len(set) > MaxSameOriginItems || len(del) > MaxSameOriginItems { // I34
 		return "", violation(MsgSameOriginList)
 	}
 	if path != "" {
-		u.path = normalizePath(path)
+		u.path = normalizePath(path) // I26
 	}
 	if len(set) == 0 && len(del) == 0 {
 		return u.href(), nil
@@ -405,12 +405,12 @@ func InboundSameOriginURL(ev Event, path string, set [][2]string, del []string) 
 	var b strings.Builder
 	b.WriteString(u.origin())
 	b.WriteString(u.path)
-	list := parseForm(u.query)
+	list := parseForm(u.query) // I28
 	for _, k := range del {
-		list = formDelete(list, utf8DecodeWithoutBOM(k))
+		list = formDelete(list, utf8DecodeWithoutBOM(k)) // I27
 	}
 	for _, kv := range set {
-		list = formSet(list, utf8DecodeWithoutBOM(kv[0]), utf8DecodeWithoutBOM(kv[1]))
+		list = formSet(list, utf8DecodeWithoutBOM(kv[0]), utf8DecodeWithoutBOM(kv[1])) // I25
 	}
 	// URL Standard §6.2 URLSearchParams update steps: "Let serializedQuery be
 	// the serialization of query's list. If serializedQuery is the empty
