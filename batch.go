@@ -5,20 +5,26 @@ import (
 	"strconv"
 )
 
-// SendQueueBatch is 批量发送队列消息 (消息队列 0.1.0, 生产者): it sends the
-// messages of the JSON array batch, each item {"body":any JSON value,
-// "delaySeconds":integer 0…43200} (delaySeconds optional, no other key), to
-// the queue bound as binding. The whole array is checked before the
-// platform is called, and one bad item sends nothing (Q37, Q38). The checks,
-// in order, each stopping at its first problem:
+// SendQueueBatch sends the messages of the JSON array batch, each item
+// {"body":any JSON value, "delaySeconds":integer 0…43200} (delaySeconds
+// optional, no other key), to the queue bound as binding, and returns nil
+// once the platform has them, or the first problem it found: one bad item
+// sends nothing (Q37, Q38).
 //
-//  1. binding (checkBinding);
-//  2. the text: at most MaxBatchBytes (Q35), then valid UTF-8 and JSON whose
-//     value is an array (MsgBatchNotArray);
-//  3. the count, 1 to MaxBatchMessages (Q32);
-//  4. each item in order (batchItem.problem), a problem reported with
-//     "：序号 n" (n from 0);
-//  5. the canonical bodies together, at most MaxBatchBodyBytes (Q34).
+// It is 批量发送队列消息 of 消息队列 0.1.0 (生产者). The whole array is checked
+// before the platform is called. The checks, in order, each stopping at its
+// first problem:
+//
+//  1. binding, as SendQueueMessage checks it;
+//  2. the text: at most MaxBatchBytes (Q35, MsgBatchTooLarge), then valid
+//     UTF-8 and JSON whose value is an array (MsgBatchNotArray);
+//  3. the count, 1 to MaxBatchMessages (Q32: MsgBatchEmpty,
+//     MsgBatchTooMany);
+//  4. each item in order: an object, no other key, a body, then the body's
+//     and the delay's checks as SendQueueMessage makes them, a problem
+//     reported with "：序号 n" (n from 0);
+//  5. the canonical bodies together, at most MaxBatchBodyBytes (Q34,
+//     MsgBatchBodiesTotal).
 //
 // The array is scanned once, over the raw bytes: each body is canonicalised
 // where it stands, so a body holding "],[", {"body":1}, quotes or

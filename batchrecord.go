@@ -39,8 +39,8 @@ const (
 	stateRetried
 )
 
-// NewBatchRecord is the record of one delivery of msgs from queue, with no
-// call made yet. It keeps msgs: the caller must not modify it afterwards.
+// NewBatchRecord returns the record of one delivery of msgs from queue, with
+// no call made yet. It keeps msgs: the caller must not modify it afterwards.
 func NewBatchRecord(queue string, msgs []Message) *BatchRecord {
 	return &BatchRecord{queue: queue, msgs: msgs, state: make([]msgState, len(msgs))}
 }
@@ -97,8 +97,8 @@ type MessageOutcome struct {
 	DelaySeconds int // of the last Retry; 0: the queue's RetryDelay
 }
 
-// Outcome is what the handler asked for message i (untouched for an index
-// out of range). A platform should read it only after Close.
+// Outcome returns what the handler asked for message i (untouched for an
+// index out of range). A platform should read it only after Close.
 func (b *BatchRecord) Outcome(i int) MessageOutcome {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -91,3 +91,28 @@ func TestMessageOutcomeRedeliver(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchRecordNegativeIndex pins that a BatchRecord ignores
+// a negative index as it ignores one past the end: Ack(-1) and Retry(-1, d)
+// change no outcome and report no call, and Outcome(-1) is untouched.
+// (The consumer functions refuse such an index first; a platform's
+// handler may call the Batch directly.)
+// Pins D26.
+func TestBatchRecordNegativeIndex(t *testing.T) {
+	b := NewBatchRecord("q", []Message{{ID: "m0"}, {ID: "m1"}})
+	b.Ack(-1)
+	b.Retry(-1, 0)
+	b.Retry(-1, 5)
+	b.Retry(-2, 1)
+	b.Close()
+	for i := -2; i < 3; i++ {
+		if got := b.Outcome(i); got != (MessageOutcome{}) {
+			t.Errorf("Outcome(%d) = %+v, want untouched", i, got)
+		}
+	}
+	var r DeliveryResult
+	b.ReportCalls(&r)
+	if r.ExplicitAcks != nil || r.RetryMessages != nil {
+		t.Errorf("calls reported: %v, %v", r.ExplicitAcks, r.RetryMessages)
+	}
+}

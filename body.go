@@ -11,18 +11,25 @@ import (
 	"unicode/utf8"
 )
 
-// ReadInboundText is 读取入站有限正文文字 (有限正文读取): the request body
-// decoded as UTF-8 the lenient way, read without ever holding more than
-// limit+1 bytes, or more than what arrived plus one block (see blockMin).
+// ReadInboundText reads the request body, at most limit bytes, and returns
+// its status and, for status 0 (BodyOK), the body decoded as UTF-8 the
+// lenient way: a leading BOM stripped, each ill-formed sequence U+FFFD, as
+// TextDecoder decodes. Statuses 1 to 3 return "" (this reader never gives 4
+// or 5). When it returns an error the status is 0 (BodyOK) and the text "",
+// so check the error before the status.
 //
-// The checks, in order, each in its one home (CLAUSES.md):
-//   - the event carries an HTTP request (I10, currentRequest), then the
-//     limit is 1…MaxBodyLimit (I47, I48, limitedRequest);
-//   - the shared body rules of readBody: status 2, then 3, then the
-//     Content-Length precheck, then the read chunk by chunk (I55–I63);
-//   - the body decoded whole as TextDecoder does, a decoded text over
-//     MaxLenientTextBytes being Violation MsgLenientTooLong (I64–I69,
-//     decodeLenient).
+// It is 读取入站有限正文文字 of 网页入站 0.8.0 (有限正文读取). A read holds
+// what arrived, at most limit+1 bytes, plus one block (D44). The checks, in
+// order:
+//   - the event carries an HTTP request, else Failure MsgNoRequest (I10);
+//     then the limit is 1…MaxBodyLimit, else Violation MsgBodyLimitRange
+//     (I47, I48);
+//   - the body rules every bounded read shares: status 2 (no body), then 3
+//     (used), then a Content-Length over the limit (status 1), then the read
+//     chunk by chunk, status 1 once over the limit; a stream that fails is
+//     Failure MsgBodyReadFailed (I55–I63, I74);
+//   - the body decoded whole, a decoded text over MaxLenientTextBytes being
+//     Violation MsgLenientTooLong (I64–I69).
 func ReadInboundText(ev Event, limit int) (BodyStatus, string, error) {
 	r, err := limitedRequest(ev, limit, MaxBodyLimit, MsgBodyLimitRange)
 	if err != nil {
@@ -39,12 +46,18 @@ func ReadInboundText(ev Event, limit int) (BodyStatus, string, error) {
 	return BodyOK, s, nil
 }
 
-// ReadInboundStrictText is 读取入站有限正文严格文字 (有限正文读取): the request
-// body as strictly decoded UTF-8. Its checks are those of ReadInboundText up
-// to the reading; then:
-//   - status 4 (I70, I71: bodyReader.read): each chunk is validated once it
-//     has arrived whole and been counted against the limit, an incomplete
-//     sequence at its end carried into the next;
+// ReadInboundStrictText reads the request body, at most limit bytes, and
+// returns its status and, for status 0 (BodyOK), the body as text, a leading
+// BOM stripped; a body that is not valid UTF-8 is status 4
+// (BodyInvalidUTF8). Statuses 1 to 4 return "" (this reader never gives 5).
+// When it returns an error the status is 0 (BodyOK) and the text "", so
+// check the error before the status.
+//
+// It is 读取入站有限正文严格文字 of 网页入站 0.8.0 (有限正文读取). Its checks
+// and errors are those of ReadInboundText up to the reading; then:
+//   - status 4 (I70, I71): each chunk is validated once it has arrived whole
+//     and been counted against the limit, an incomplete sequence at its end
+//     carried into the next;
 //   - "合法的正文与宽松文字的结果相同" (I72): a leading BOM is stripped.
 func ReadInboundStrictText(ev Event, limit int) (BodyStatus, string, error) {
 	r, err := limitedRequest(ev, limit, MaxBodyLimit, MsgBodyLimitRange)
@@ -58,10 +71,16 @@ func ReadInboundStrictText(ev Event, limit int) (BodyStatus, string, error) {
 	return BodyOK, trimBOM(body.string()), nil // I72
 }
 
-// ReadInboundBytes is 读取入站有限正文字节 (有限正文读取): the request body's
-// bytes. Its checks are those of ReadInboundText up to the reading; "字节接口
-// 原样返回全部字节，BOM 与零字节都保留". The bytes of status 0 are never nil
-// (an empty body gives an empty slice); every other status gives nil.
+// ReadInboundBytes reads the request body, at most limit bytes, and returns
+// its status and, for status 0 (BodyOK), the body's bytes as they came, BOM
+// and zero bytes kept: never nil, an empty body giving an empty slice.
+// Statuses 1 to 3 return nil (this reader never gives 4 or 5). When it
+// returns an error the status is 0 (BodyOK) and the bytes nil, so check the
+// error before the status.
+//
+// It is 读取入站有限正文字节 of 网页入站 0.8.0 (有限正文读取, I73): "字节接口
+// 原样返回全部字节，BOM 与零字节都保留". Its checks and errors are those of
+// ReadInboundText up to the reading.
 func ReadInboundBytes(ev Event, limit int) (BodyStatus, []byte, error) {
 	r, err := limitedRequest(ev, limit, MaxBodyLimit, MsgBodyLimitRange)
 	if err != nil {
@@ -74,18 +93,23 @@ func ReadInboundBytes(ev Event, limit int) (BodyStatus, []byte, error) {
 	return BodyOK, body.bytes(), nil // I73
 }
 
-// ReadInboundBoundedJSON is 读取入站有限癸象正文文 上限 (有限 JSON 正文): the
-// request body, read by the rules of ReadInboundStrictText with limit, as
-// canonical JSON (JSON.stringify(JSON.parse(text))).
+// ReadInboundBoundedJSON reads the request body, at most limit bytes, as
+// JSON in strict UTF-8, and returns its status and a string: for status 0
+// (BodyOK) the body as canonical JSON (JSON.stringify(JSON.parse(text)));
+// for status 5 (BodyInvalidJSON) the parser's reason, "SyntaxError: <reason>
+// in JSON at position <offset>" (it starts with SyntaxPrefix; D7); for
+// statuses 1 to 4, "". When it returns an error the status is 0 (BodyOK)
+// and the string "", so check the error before the status.
 //
-// The checks, in order:
-//   - the event carries an HTTP request (I10), then the limit is
-//     1…MaxBoundedJSONLimit (I89, I90, limitedRequest);
-//   - statuses 1 to 4 exactly as ReadInboundStrictText gives them (I91:
-//     readBody, strict);
+// It is 读取入站有限癸象正文文 上限 of 网页入站 0.8.0 (有限 JSON 正文). The
+// checks, in order:
+//   - the event carries an HTTP request, else Failure MsgNoRequest (I10);
+//     then the limit is 1…MaxBoundedJSONLimit, else Violation
+//     MsgJSONLimitRange (I89, I90);
+//   - statuses 1 to 4, and Failure MsgBodyReadFailed, exactly as
+//     ReadInboundStrictText gives them (I91);
 //   - the text, its BOM stripped, is parsed: invalid JSON, nesting over
-//     MaxJSONDepth levels and an empty body are status 5 with the parser's
-//     reason ("SyntaxError: … in JSON at position n");
+//     MaxJSONDepth levels and an empty body are status 5;
 //   - status 0 gives the canonical text; a number that parses to ±Infinity is
 //     written null, as JSON.stringify does.
 func ReadInboundBoundedJSON(ev Event, limit int) (BodyStatus, string, error) {
@@ -105,16 +129,23 @@ func ReadInboundBoundedJSON(ev Event, limit int) (BodyStatus, string, error) {
 	return BodyOK, out, nil // I94
 }
 
-// ReadInboundJSON is 读取入站癸象正文文 (JSON 正文): the request body as
-// canonical JSON, its bytes read by the rules of ReadInboundBytes with the
-// fixed limit JSONBodyLimit ("先按上述规则以 2 MiB 上限读取字节"), then "以
-// UTF-8 解码（剥除 BOM）" leniently, as Request.json() decodes (D45):
-// each ill-formed sequence becomes U+FFFD, as ReadInboundText decodes. Every
-// problem is a catchable Failure ("下列情形都是可捕获的豫言异常"):
+// ReadInboundJSON reads the request body, at most JSONBodyLimit (2 MiB), and
+// returns it as canonical JSON (JSON.stringify(JSON.parse(text))), or "" and
+// an error: a body that is missing, used, too large or not JSON is a
+// catchable Failure, not a status. It decodes the body leniently, as
+// Request.json() does (D45): a leading BOM stripped, each ill-formed
+// sequence U+FFFD.
+//
+// It is 读取入站癸象正文文 of 网页入站 0.8.0 (JSON 正文): its bytes read by the
+// rules of ReadInboundBytes with the fixed limit JSONBodyLimit ("先按上述规则以
+// 2 MiB 上限读取字节"), then "以 UTF-8 解码（剥除 BOM）" leniently, as
+// ReadInboundText decodes. Every problem is a Failure
+// ("下列情形都是可捕获的豫言异常"):
 //   - no current HTTP request: MsgNoRequest;
 //   - status 1, or a canonical text over JSONBodyLimit ("规范化后的文字也不得
 //     超过 2 MiB"): MsgJSONBodyTooLarge;
 //   - status 2: MsgJSONBodyNone; status 3: MsgJSONBodyUsed;
+//   - a stream that fails: MsgBodyReadFailed + its reason;
 //   - invalid JSON or nesting over MaxJSONDepth: MsgJSONBodyInvalid + the
 //     parser's reason.
 func ReadInboundJSON(ev Event) (string, error) {

@@ -8,6 +8,8 @@ import (
 	"math"
 	"net/http"
 	"runtime"
+	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -562,9 +564,17 @@ func readMemory(t *testing.T, size int, chunks [][]byte) {
 	}
 }
 
+// raceEnabled: the race detector is on (go test -race records it in the
+// build info), and sync.Pool drops a random quarter of what is put in it
+// (so pooled memory is reused less).
+var raceEnabled = func() bool {
+	bi, ok := debug.ReadBuildInfo()
+	return ok && slices.Contains(bi.Settings, debug.BuildSetting{Key: "-race", Value: "true"})
+}()
+
 // TestCountBeforeValidating: a strict read counts a whole chunk against the
 // limit before it validates any byte of it, whatever the reader's buffers
-// and pools hold (issue 9's repros).
+// and pools hold.
 // Pins D40.
 func TestCountBeforeValidating(t *testing.T) {
 	// Pins I71.
@@ -701,4 +711,172 @@ func splitChunks(body []byte, size int) [][]byte {
 		body = body[n:]
 	}
 	return chunks
+}
+
+// TestHeadRequestHasNoBody: a HEAD request is status 2 whatever stream it
+// carries, and the stream is not touched, as for GET; the method is
+// compared case-insensitively.
+func TestHeadRequestHasNoBody(t *testing.T) {
+	// Pins I52.
+	for _, method := range []string{"HEAD", "head", "GET", "get"} {
+		for _, r := range readers {
+			fb := &FakeBody{Chunks: [][]byte{[]byte("hi")}}
+			ev := NewRequestEvent("fetch", method, "https://example.com/", nil, fb)
+			st, got, err := r.read(ev, 10)
+			if st != BodyNone || len(got) != 0 || err != nil || fb.Used() || fb.Pulls != 0 {
+				t.Errorf("%s %s: (%d, %q, %v) used %v; want (2, empty) untouched", r.name, method, st, got, err, fb.Used())
+			}
+		}
+	}
+	fb := &FakeBody{Chunks: [][]byte{[]byte("hi")}}
+	if st, _, _ := ReadInboundBytes(NewRequestEvent("fetch", "POST", "https://example.com/", nil, fb), 10); st != BodyOK {
+		t.Errorf("POST: status %d, want 0", st)
+	}
+}
+
+// TestBodyNotDecodedNorTyped: the readers neither undo a Content-Encoding
+// nor look at Content-Type: a gzip body declared text/plain comes back as
+// its bytes, and the bounded JSON reader parses a body of any type.
+func TestBodyNotDecodedNorTyped(t *testing.T) {
+	// Pins I139, I141.
+	gz := "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03"
+	h := http.Header{"Content-Encoding": {"gzip"}, "Content-Type": {"text/plain"}}
+	ev, _ := post(h, gz)
+	if st, got, err := ReadInboundBytes(ev, 100); st != BodyOK || string(got) != gz || err != nil {
+		t.Errorf("gzip body: (%d, %q, %v), want its 10 bytes", st, got, err)
+	}
+	ev, _ = post(http.Header{"Content-Type": {"image/png"}}, `{"a":1}`)
+	if st, got, err := ReadInboundBoundedJSON(ev, 100); st != BodyOK || got != `{"a":1}` || err != nil {
+		t.Errorf("JSON sent as image/png: (%d, %q, %v), want (0, {\"a\":1})", st, got, err)
+	}
+}
+
+// TestCanonicalBodyAfterSyntaxError pins that a JSON body's result is its
+// own body's canonical text, whatever the read before it did: a body that
+// fails to parse (status 5, or MsgJSONBodyInvalid) leaves nothing behind
+// that the next read sees. The buffers the JSON readers keep between calls
+// must then hold no part of the failed read's text in two places at once:
+// a next body whose keys are reordered (array-index keys first: its output
+// overtakes its input)
+// would be written over itself. Both readers, several rounds, since the
+// buffers are pooled.
+func TestCanonicalBodyAfterSyntaxError(t *testing.T) {
+	// Pins I93.
+	const good, want = `{"1":true,"0":false}`, `{"0":false,"1":true}`
+	bad := `{"1":true,"0":false` + strings.Repeat(" ", 300) + `x}`
+	bounded := func(body string) (BodyStatus, string) {
+		ev, _ := post(nil, body)
+		st, s, err := ReadInboundBoundedJSON(ev, MaxBoundedJSONLimit)
+		if err != nil {
+			t.Fatalf("ReadInboundBoundedJSON: %v", err)
+		}
+		return st, s
+	}
+	whole := func(body string) (BodyStatus, string) {
+		ev, _ := post(nil, body)
+		s, err := ReadInboundJSON(ev)
+		if err != nil {
+			return BodyInvalidJSON, ""
+		}
+		return BodyOK, s
+	}
+	for _, r := range []struct {
+		name string
+		read func(string) (BodyStatus, string)
+	}{{"ReadInboundBoundedJSON", bounded}, {"ReadInboundJSON", whole}} {
+		for round := range 8 {
+			if st, _ := r.read(bad); st != BodyInvalidJSON {
+				t.Fatalf("%s round %d: the bad body gave status %d", r.name, round, st)
+			}
+			if st, s := r.read(good); st != BodyOK || s != want {
+				t.Fatalf("%s round %d: after a syntax error (%d, %q), want (0, %q)", r.name, round, st, s, want)
+			}
+		}
+	}
+}
+
+// TestContentLengthLongNotDigits pins that only a Content-Length
+// of decimal digits throughout counts: one of 19 characters or more with a
+// byte that is no digit anywhere in it (below '0' or above '9', not only
+// at the start) is another form, ignored ("其余形态的 Content-Length 一概忽略，
+// 只按流式计数判断"): the body is read and counted, not refused as 19
+// digits would be ("长达 19 位以上").
+// Pins D39.
+func TestContentLengthLongNotDigits(t *testing.T) {
+	// Pins I56, I57.
+	for _, cl := range []string{"1234567890123456789/", "1234567890123456789x", "9/00000000000000000000", "0000000000000000000:", "1 234567890123456789"} {
+		for _, r := range readers {
+			ev, fb := post(http.Header{"Content-Length": {cl}}, `"ab"`)
+			if st, got, err := r.read(ev, 100); err != nil || st != BodyOK || string(got) != `"ab"` || fb.Pulls != 1 {
+				t.Errorf("%s, Content-Length %q: (%d, %q, %v), pulls %d; want (0, the body)", r.name, cl, st, got, err, fb.Pulls)
+			}
+		}
+	}
+	// 19 digits: status 1 before any byte is read.
+	ev, fb := post(http.Header{"Content-Length": {"0000000000000000001"}}, `"ab"`)
+	if st, _, err := ReadInboundBytes(ev, 100); err != nil || st != BodyTooLarge || fb.Pulls != 0 {
+		t.Errorf("19 digits: (%d, %v), pulls %d; want status 1, nothing read", st, err, fb.Pulls)
+	}
+}
+
+// jsonTestSuite is testdata/jsontestsuite.json (nst/JSONTestSuite, with
+// node's verdicts).
+type jsonTestSuite []struct {
+	Name        string
+	Set         string
+	Expectation string
+	InputHex    string `json:"input_hex"`
+	UTF8Valid   bool   `json:"utf8_valid"`
+	JSAccepts   bool   `json:"js_accepts"`
+	Canonical   string
+}
+
+// TestJSONTestSuiteBoundedJSON sends every JSONTestSuite file as a request
+// body through ReadInboundBoundedJSON (8 MiB limit): bytes that are not UTF-8
+// are status 4; otherwise what node's JSON.parse accepts is status 0 with
+// JSON.stringify's text, and the rest status 5 with a SyntaxError reason.
+// So y files are 0, n files 4 or 5, i files whatever node does. A leading
+// BOM is stripped, as TextDecoder strips it (i_structure_UTF-8_BOM_empty_object
+// is accepted; n_structure_UTF8_BOM_no_data is an empty text, status 5).
+// Pins D7, D9.
+func TestJSONTestSuiteBoundedJSON(t *testing.T) {
+	// Pins I93, I106.
+	var suite jsonTestSuite
+	readTestJSON(t, "jsontestsuite.json", &suite)
+	if len(suite) != 340 {
+		t.Fatalf("%d files, want 340", len(suite))
+	}
+	count := map[string]int{}
+	for _, c := range suite {
+		body := mustHex(t, c.InputHex)
+		// Two chunkings: whole, and cut in the middle.
+		for _, chunks := range [][][]byte{{body}, {body[:len(body)/2], body[len(body)/2:]}} {
+			fb := &FakeBody{Chunks: chunks}
+			ev := NewRequestEvent(EventFetch, "POST", "https://example.com/", nil, fb)
+			st, s, err := ReadInboundBoundedJSON(ev, MaxBoundedJSONLimit)
+			if err != nil {
+				t.Errorf("%s: error %v", c.Name, err)
+				continue
+			}
+			switch {
+			case !c.UTF8Valid:
+				if st != BodyInvalidUTF8 || s != "" {
+					t.Errorf("%s: (%d, %.60q), want (4, \"\")", c.Name, st, s)
+				}
+			case c.JSAccepts:
+				if st != BodyOK || s != c.Canonical {
+					t.Errorf("%s: (%d, %.60q), want (0, %.60q)", c.Name, st, s, c.Canonical)
+				}
+			default:
+				if st != BodyInvalidJSON || !strings.HasPrefix(s, SyntaxPrefix) || len(s) <= len(SyntaxPrefix) {
+					t.Errorf("%s: (%d, %.60q), want 5 with a SyntaxError reason", c.Name, st, s)
+				}
+			}
+			if c.Expectation == "y" && st != BodyOK || c.Expectation == "n" && st != BodyInvalidUTF8 && st != BodyInvalidJSON {
+				t.Errorf("%s: status %d for an %s file", c.Name, st, c.Expectation)
+			}
+		}
+		count[c.Set+" "+c.Expectation]++
+	}
+	t.Logf("JSONTestSuite files: %v", count)
 }

@@ -1,10 +1,10 @@
 package hostbridge
 
 // What the package asks of a canonicaliser and what it gets back, shared by
-// the two: the reference (canonref*.go, the normative version) and the fast
-// path (*_fast.go, left out of a build with -tags hostbridge_ref).
-// canonical(dst, src, o) is the one the build chose (select_fast.go or
-// canonref_select.go): it appends JSON.stringify(JSON.parse(src)) to dst
+// the two: the reference (canon_ref*.go, the normative version) and the fast
+// path (canon_fast*.go, left out of a build with -tags hostbridge_ref).
+// canonical(dst, src, o) is the one the build chose (canon_fast_select.go or
+// canon_ref_select.go): it appends JSON.stringify(JSON.parse(src)) to dst
 // and reports the parsed value's depth and first problem, or a
 // *syntaxError.
 

@@ -190,7 +190,7 @@ func BenchmarkCanonical(b *testing.B) {
 }
 
 // BenchmarkReference canonicalises the same documents with the reference
-// (canonref.go), as the hostbridge_ref build does.
+// (canon_ref.go), as the hostbridge_ref build does.
 func BenchmarkReference(b *testing.B) {
 	for _, s := range benchSizes {
 		b.Run(s.name, func(b *testing.B) { benchWith(b, refCanonical, benchDoc(s.size), &canonOptions{infToNull: true}) })

@@ -9,13 +9,13 @@ package hostbridge
 // members of open objects sit in one slice, so 10^6 nested brackets cost
 // memory in proportion, never Go stack. An object is rewritten at its close
 // only when it needs it (a repeated key, or a key that may be an array
-// index). Strings are in jsonstring_fast.go, numbers in number_fast.go, the
-// batch scan in batch_fast.go.
+// index). Strings are in canon_fast_string.go, numbers in canon_fast_number.go, the
+// batch scan in canon_fast_batch.go.
 //
-// The reference (canonref.go) is the normative version; the tests hold this
+// The reference (canon_ref.go) is the normative version; the tests hold this
 // code equal to it, output, depth, first problem and syntax error, offsets
-// included (canon_reference_fast_test.go). With -tags hostbridge_ref no
-// *_fast.go file is compiled.
+// included (canon_fast_test.go). With -tags hostbridge_ref no
+// canon_fast*.go file is compiled.
 
 import (
 	"cmp"

@@ -823,28 +823,121 @@ func TestNumberLongLiterals(t *testing.T) {
 // DEL is named by its code point, a byte that starts no UTF-8 sequence is
 // Invalid UTF-8; a character of several bytes is quoted whole; each at
 // the byte's own offset, also past the text's start, the last C0 control
-// (U+001F) included.
+// (U+001F) included. Every printable ASCII character that starts no JSON
+// value (RFC 8259 §3: value = false / null / true / object / array /
+// number / string) is reported where a value is due as the unexpected
+// token it is, quoted, at its own offset, as V8 reports it: ':' and ';'
+// just above the digits no less than '!' or '~'. An object key not
+// followed by its colon (RFC 8259 §4: member = string name-separator
+// value) fails at the byte where the colon is due, after any whitespace,
+// or at the end of the text.
 // Pins D7.
 func TestSyntaxErrorReasons(t *testing.T) {
 	// Pins I103.
-	for in, want := range map[string]string{
-		"[1 x]":    syntaxUnexpectedToken + " 'x'" + syntaxPosition + "3",
-		"[\x01]":   syntaxUnexpectedToken + " U+0001" + syntaxPosition + "1",
-		"[\x7f]":   syntaxUnexpectedToken + " U+007f" + syntaxPosition + "1",
-		"[\xff]":   syntaxBadUTF8 + syntaxPosition + "1",
-		"[é]":      syntaxUnexpectedToken + " 'é'" + syntaxPosition + "1",
-		"[\ufffd]": syntaxUnexpectedToken + " '\ufffd'" + syntaxPosition + "1",
-		"[0,\x01]": syntaxUnexpectedToken + " U+0001" + syntaxPosition + "3",
-		"[0,\x1f]": syntaxUnexpectedToken + " U+001f" + syntaxPosition + "3",
-		"[0,\x7f]": syntaxUnexpectedToken + " U+007f" + syntaxPosition + "3",
-		"[\x1f]":   syntaxUnexpectedToken + " U+001f" + syntaxPosition + "1",
-		"[0,\xff]": syntaxBadUTF8 + syntaxPosition + "3",
-		"[0,é]":    syntaxUnexpectedToken + " 'é'" + syntaxPosition + "3",
-		"[0,!]":    syntaxUnexpectedToken + " '!'" + syntaxPosition + "3",
-	} {
+	cases := []struct{ in, want string }{
+		{"[1 x]", syntaxUnexpectedToken + " 'x'" + syntaxPosition + "3"},
+		{"[\x01]", syntaxUnexpectedToken + " U+0001" + syntaxPosition + "1"},
+		{"[\x7f]", syntaxUnexpectedToken + " U+007f" + syntaxPosition + "1"},
+		{"[\xff]", syntaxBadUTF8 + syntaxPosition + "1"},
+		{"[é]", syntaxUnexpectedToken + " 'é'" + syntaxPosition + "1"},
+		{"[\ufffd]", syntaxUnexpectedToken + " '\ufffd'" + syntaxPosition + "1"},
+		{"[0,\x01]", syntaxUnexpectedToken + " U+0001" + syntaxPosition + "3"},
+		{"[0,\x1f]", syntaxUnexpectedToken + " U+001f" + syntaxPosition + "3"},
+		{"[0,\x7f]", syntaxUnexpectedToken + " U+007f" + syntaxPosition + "3"},
+		{"[\x1f]", syntaxUnexpectedToken + " U+001f" + syntaxPosition + "1"},
+		{"[0,\xff]", syntaxBadUTF8 + syntaxPosition + "3"},
+		{"[0,é]", syntaxUnexpectedToken + " 'é'" + syntaxPosition + "3"},
+		{"[0,!]", syntaxUnexpectedToken + " '!'" + syntaxPosition + "3"},
+		// The colon missing after a key.
+		{`{"a" 1}`, "Unexpected token '1' in JSON at position 5"},
+		{`{"a"}`, "Unexpected token '}' in JSON at position 4"},
+		{`{"a",`, "Unexpected token ',' in JSON at position 4"},
+		{`[1,{"bcd"  x}]`, "Unexpected token 'x' in JSON at position 11"},
+		{`{"a":1,"b" "c"}`, "Unexpected token '\"' in JSON at position 11"},
+		{`{"a"`, "Unexpected end of input in JSON at position 4"},
+		{`{"a":{"b":0,"c" `, "Unexpected end of input in JSON at position 16"},
+	}
+	for c := byte('!'); c <= '~'; c++ {
+		if strings.IndexByte(`"{[]-0123456789tfn`, c) >= 0 {
+			continue
+		}
+		for src, off := range map[string]string{"[" + string(c) + "]": "1", `{"a":` + string(c) + "}": "5", "[1," + string(c): "3"} {
+			cases = append(cases, struct{ in, want string }{src, "Unexpected token '" + string(c) + "' in JSON at position " + off})
+		}
+	}
+	for _, c := range cases {
 		for name, f := range canonicalisers {
-			if _, _, err := f(nil, []byte(in), &canonOptions{}); err == nil || err.Error() != SyntaxPrefix+want {
-				t.Errorf("%s(%q): %v, want %s", name, in, err, SyntaxPrefix+want)
+			if _, _, err := f(nil, []byte(c.in), &canonOptions{}); err == nil || err.Error() != SyntaxPrefix+c.want {
+				t.Errorf("%s(%q): %v, want %s", name, c.in, err, SyntaxPrefix+c.want)
+			}
+		}
+	}
+}
+
+// TestSyntaxScalarOffsets pins where a syntax error inside a number or a
+// literal is reported, fast path and reference alike: at the offset V8's
+// JSON.parse gives (node v20.20.2, the position in its message), which is
+// the first byte the grammar refuses — the byte after a minus sign, a
+// decimal point or an exponent's e and sign; the text's length when the
+// text ends there. A number (RFC 8259 §6: -? int frac? exp?) that stops
+// where a digit must be is Unexpected end of input at the text's length
+// when the text ends there, else Invalid number at the byte that is not a
+// digit; a digit after a leading zero is what follows a complete number.
+// For a literal cut short ("[tru]"), V8 names the unexpected token without
+// a position; the offset is that token's; a literal name (RFC 8259 §3:
+// false, null, true) cut short by the end of the text, alone or after
+// other values, is Unexpected end of input at the text's length, wherever
+// the output stands. The text is errors.go's, compared to the byte: a
+// number the grammar refuses is syntaxBadNumber, a text that ends first
+// syntaxUnexpectedEnd, any other byte syntaxUnexpectedToken with that
+// byte.
+// Pins D7.
+func TestSyntaxScalarOffsets(t *testing.T) {
+	// Pins I103.
+	const bad, end, token = syntaxBadNumber, syntaxUnexpectedEnd, syntaxUnexpectedToken
+	type offset struct {
+		in, reason string
+		off        int
+	}
+	cases := []offset{
+		// V8: "No number after minus sign in JSON at position n"
+		{"-x", bad, 1}, {"-", end, 1}, {"[-]", bad, 2}, {"[-", end, 2}, {"[-a]", bad, 2},
+		{`{"a":-}`, bad, 6}, {"[1,-x]", bad, 4}, {"- 1", bad, 1}, {"-.5", bad, 1}, {"[0,-a]", bad, 4},
+		// "Unterminated fractional number in JSON at position n"
+		{"[1.x]", bad, 3}, {"[1.]", bad, 3}, {"[1.", end, 3}, {"[0.x]", bad, 3}, {"[-0.]", bad, 4},
+		{"[10.]", bad, 4}, {"[19.]", bad, 4}, {"[90.x]", bad, 4},
+		{"1.", end, 2}, {"-12.", end, 4}, {"1.x", bad, 2}, {"[-1.]", bad, 4}, {"[0,10.e5]", bad, 6},
+		{"[1.,2]", bad, 3}, {"1. ", bad, 2},
+		// "Exponent part is missing a number in JSON at position n"
+		{"[1e]", bad, 3}, {"[1e", end, 3}, {"[1e+]", bad, 4}, {"[1ex]", bad, 3}, {"[1E-x]", bad, 4},
+		{"[1e+x", bad, 4}, {"[0e]", bad, 3}, {"[0e+]", bad, 4}, {"[0.5e]", bad, 5}, {"[-0e-]", bad, 5},
+		{"[1.5e+x]", bad, 6}, {"[1.0e]", bad, 5}, {"[1.9e]", bad, 5}, {"[9.5e]", bad, 5},
+		{"1e", end, 2}, {"-0.5E", end, 5}, {"1e+", end, 3}, {"25E-", end, 4}, {"1ex", bad, 2},
+		{"[1e,2]", bad, 3}, {"-2.5E+ ", bad, 6}, {"[1E-]", bad, 4}, {"-1.5e+x", bad, 6}, {"[0,1e+-1]", bad, 6},
+		// "Unexpected number in JSON at position n", or the text after a
+		// complete number
+		{"[01]", token + " '1'", 2}, {"[-01]", token + " '1'", 3},
+		{"01", syntaxAfterJSON, 1}, {"-01", syntaxAfterJSON, 2},
+		// "Unexpected token ']'" / "'x'", and "Unexpected end of JSON input"
+		{"[tru]", token + " ']'", 4}, {"[trux]", token + " 'x'", 4}, {"[fals]", token + " ']'", 5},
+		{"[nul", end, 4}, {"[0, tru]", token + " ']'", 7}, {"[0,0,0,fals]", token + " ']'", 11},
+		{"[0, nul", end, 7},
+	}
+	for _, word := range []string{"true", "false", "null"} {
+		for n := 1; n < len(word); n++ {
+			for _, head := range []string{"", "[", `["abcdefgh",1e20,`, "   "} {
+				src := head + word[:n]
+				cases = append(cases, offset{src, end, len(src)})
+			}
+		}
+	}
+	for _, c := range cases {
+		text := SyntaxPrefix + c.reason + syntaxPosition + strconv.Itoa(c.off)
+		for name, f := range canonicalisers {
+			_, _, err := f(nil, []byte(c.in), &canonOptions{})
+			var se *syntaxError
+			if !errors.As(err, &se) || se.off != c.off || err.Error() != text {
+				t.Errorf("%s(%q): %v, want %s", name, c.in, err, text)
 			}
 		}
 	}

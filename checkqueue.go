@@ -20,8 +20,8 @@ import (
 // delivered one; it may wait for a batch timeout or a retry delay (a test
 // on MemoryPlatform advances a virtual clock), and should return false
 // rather than block when nothing comes. CheckQueuePlatform calls it at
-// most checkDeliveries (20) times while a message is not done, then once
-// more to see that nothing comes.
+// most 20 times while a message is not done, then once more to see that
+// nothing comes.
 //
 // It sends three messages (one Send, one SendBatch of two), then checks:
 // every event is a queue event whose Batch gives the same messages in the
@@ -71,7 +71,7 @@ func CheckQueuePlatform(ctx context.Context, p Platform, binding string, deliver
 const checkAck, checkRetry, checkImplicit = 0, 1, 2
 
 // checkDeliveries is how many deliveries CheckQueuePlatform waits for its
-// messages to be done.
+// messages to be done (its doc says 20).
 const checkDeliveries = 20
 
 // queueChecker is one run of CheckQueuePlatform.

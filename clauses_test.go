@@ -405,7 +405,7 @@ func renderClauses(cs []clause) []byte {
 	b.WriteString("`Q1…` for 消息队列 0.1.0, `I1…` for 网页入站 0.8.0. Each line gives the spec's own words ")
 	b.WriteString("(the 汉语 text; a compound sentence is split into one checkable statement a line), ")
 	b.WriteString("the one function that enforces it (its home: a file of the root package and a function or `Type.Method`; ")
-	b.WriteString("canonical JSON is homed in the reference, canonref.go), ")
+	b.WriteString("canonical JSON is homed in the reference, canon_ref.go), ")
 	b.WriteString("and the tests and vector rows (files of testdata/, rows by their 情境) that pin it. ")
 	b.WriteString("Every test named cites the clause id in its body. ")
 	b.WriteString("Kinds: *rule*; *limit*; *message* (an exception text); *row* (a row of a spec table); ")

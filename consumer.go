@@ -50,23 +50,23 @@ type Message struct {
 // EventQueue is the event kind of a queue batch (事件种类 queue).
 const EventQueue = "queue"
 
-// ReadQueueBatch is 读取队列批次 (消息队列 0.1.0, 消费者): the current batch as
-// JSON text, {"queue":…,"messages":[{"id":…,"attempts":…,"timestamp":…,"body":…},…]},
+// ReadQueueBatch returns the current queue batch as JSON text,
+// {"queue":…,"messages":[{"id":…,"attempts":…,"timestamp":…,"body":…},…]},
 // keys in that order, without whitespace. It acks and retries nothing.
 //
-// Rules, in order of checking:
+// It is 读取队列批次 of 消息队列 0.1.0 (消费者). Rules, in order of checking:
 //
-//  1. A queue event (Q50, Q51: queueBatch).
-//  2. For each message in order, its body is a JSON value (Q57, Q58): a Body that is
-//     not a json.RawMessage, is not valid JSON or holds a number that parses
-//     to ±Infinity is Violation MsgMessageNotJSON + n.
-//  3. Q59: a body nested
-//     deeper than MaxReadDepth is Abort MsgMessageTooDeep + n.
+//  1. A queue event, else Violation MsgNotQueueEvent (Q50, Q51).
+//  2. For each message in order, its body is a JSON value (Q57, Q58): a Body
+//     that is not a json.RawMessage, is not valid JSON or holds a number that
+//     parses to ±Infinity is Violation MsgMessageNotJSON + n.
+//  3. Q59: a body nested deeper than MaxReadDepth is Abort
+//     MsgMessageTooDeep + n.
 //
-// Q53–Q56: messages keep the platform's order, attempts are
-// written as the platform gives them, the timestamp as Unix milliseconds.
-// Bodies are written canonically (JSON.stringify(JSON.parse(body))); reserved
-// `$` keys pass, since only the producer rejects them.
+// Q53–Q56: messages keep the platform's order, attempts are written as the
+// platform gives them, the timestamp as Unix milliseconds. Bodies are written
+// canonically (JSON.stringify(JSON.parse(body))); reserved `$` keys pass,
+// since only the producer rejects them.
 func ReadQueueBatch(ev Event) (string, error) {
 	b, err := queueBatch(ev)
 	if err != nil {
@@ -121,13 +121,16 @@ func appendQuoted(dst []byte, s string) []byte {
 	return quoteJSONString(dst, utf16.Encode([]rune(utf8DecodeWithoutBOM(s))))
 }
 
-// AckQueueMessage is 确认队列消息 (消息队列 0.1.0, 消费者): it asks the
-// platform to mark message n of the current batch as done (message.ack()).
+// AckQueueMessage marks message n of the current queue batch as done
+// (message.ack()) by calling the batch's Ack, and returns nil, or the first
+// problem it found.
 //
-// Rules, in order of checking:
+// It is 确认队列消息 of 消息队列 0.1.0 (消费者, Q60). Rules, in order of
+// checking:
 //
-//  1. A queue event (Q50, Q51: queueBatch).
-//  2. The index (Q65: messageIndex).
+//  1. A queue event, else Violation MsgNotQueueEvent (Q50, Q51).
+//  2. The index, 0 <= n < the batch's message count, else Violation
+//     MsgMessageIndex (Q65).
 //
 // Then the call goes to Batch.Ack. The package keeps no state of its own:
 // "对同一条消息重复确认、重试或先确认后重试，效果以平台为准".
@@ -143,17 +146,19 @@ func AckQueueMessage(ev Event, n int) error {
 	return nil
 }
 
-// RetryQueueMessage is 重试队列消息 (消息队列 0.1.0, 消费者): it asks the
-// platform to deliver message n of the current batch again after
-// delaySeconds (message.retry({delaySeconds})), or after the platform's
-// default delay when delaySeconds is 0.
+// RetryQueueMessage asks for message n of the current queue batch to be
+// delivered again after delaySeconds (message.retry({delaySeconds})), or
+// after the platform's default delay when delaySeconds is 0, by calling the
+// batch's Retry; it returns nil, or the first problem it found.
 //
-// Rules, in order of checking:
+// It is 重试队列消息 of 消息队列 0.1.0 (消费者, Q62). Rules, in order of
+// checking:
 //
-//  1. A queue event (Q50, Q51: queueBatch).
-//  2. The index (Q65: messageIndex).
-//  3. The delay (Q63, Q64, Q66: delayInRange): outside 0…MaxDelaySeconds is
-//     Violation MsgDelayRange; 0 is the platform's default delay.
+//  1. A queue event, else Violation MsgNotQueueEvent (Q50, Q51).
+//  2. The index, 0 <= n < the batch's message count, else Violation
+//     MsgMessageIndex (Q65).
+//  3. The delay (Q63, Q64, Q66): outside 0…MaxDelaySeconds is Violation
+//     MsgDelayRange; 0 is the platform's default delay.
 //
 // Then the call goes to Batch.Retry; the package keeps no state of its own.
 func RetryQueueMessage(ev Event, n, delaySeconds int) error {

@@ -245,26 +245,6 @@ func TestConsumerNotQueueEvent(t *testing.T) {
 	}
 }
 
-// TestReadQueueBatchNotJSON: a Body that is not a json.RawMessage is not a
-// JSON value, whatever Go value it is; the exception names its index.
-// Pins D23.
-func TestReadQueueBatchNotJSON(t *testing.T) {
-	// Pins Q58.
-	for _, body := range []any{nil, []byte("1"), "1", time.Unix(0, 0), math.NaN(), math.Inf(1), 1.5, map[string]any{}, json.Number("1")} {
-		b := &recBatch{queue: "Q", msgs: []Message{{ID: "a", Body: "x"}, {ID: "b", Body: body}}}
-		b.msgs[0].Body = json.RawMessage(`1`)
-		n := len(b.msgs) - 1
-		got, err := ReadQueueBatch(testEvent{kind: EventQueue, batch: b})
-		want := &wantError{Message: MsgMessageNotJSON + fmt.Sprint(n), Kind: "violation"}
-		if e := errorDiff(err, want); e != "" || got != "" {
-			t.Errorf("body %T %v: %q, %v", body, body, got, e)
-		}
-		if len(b.calls) != 0 {
-			t.Errorf("platform calls %v", b.calls)
-		}
-	}
-}
-
 // TestReadQueueBatchBodies needs the real canonical: invalid JSON and
 // ±Infinity are not JSON values; depth 32 passes, 33 aborts; the first
 // problem in message order wins.
@@ -436,4 +416,69 @@ func FuzzReadQueueBatch(f *testing.F) {
 			t.Fatal("reading called the platform")
 		}
 	})
+}
+
+// TestConsumerRetryDelayOne pins the delay a retried message waits:
+// "0 表示使用平台的默认延迟", any other delay the handler gave — 1 second
+// too, the smallest — is its own, not the consumer's RetryDelay.
+// Pins D25.
+func TestConsumerRetryDelayOne(t *testing.T) {
+	// Pins Q63.
+	s := DefaultConsumerSettings()
+	s.RetryDelay = 30
+	for _, c := range []struct {
+		o    MessageOutcome
+		want int
+	}{
+		{MessageOutcome{Retried: true, DelaySeconds: 1}, 1},
+		{MessageOutcome{Retried: true, DelaySeconds: 2}, 2},
+		{MessageOutcome{Retried: true}, 30},
+		{MessageOutcome{}, 30},
+		{MessageOutcome{Acked: true}, 30},
+	} {
+		if got := c.o.RetryDelay(s); got != c.want {
+			t.Errorf("%+v.RetryDelay = %d, want %d", c.o, got, c.want)
+		}
+	}
+}
+
+// TestReadQueueBatchNotJSON: a message whose Body is no JSON value is
+// refused with MsgMessageNotJSON and its index, the message's text
+// exactly, and no platform call; whatever Go value a Body that is not a
+// json.RawMessage is, it is not JSON. The error's cause (Error: "Err the
+// platform's or the parser's cause") is the parser's syntax error, at the
+// offset where the body fails, for a json.RawMessage that does not parse;
+// a body that is JSON but holds ±Infinity, or that is no json.RawMessage,
+// has no parser's error and so no cause.
+// Pins D7, D23.
+func TestReadQueueBatchNotJSON(t *testing.T) {
+	// Pins Q58.
+	for _, c := range []struct {
+		body any
+		off  int // of the syntax error; -1: no cause
+	}{
+		{json.RawMessage(`[1,`), 3},
+		{json.RawMessage("[\"\xff\"]"), 2},
+		{json.RawMessage(`{"a" 1}`), 5},
+		{json.RawMessage(`[1e400]`), -1},
+		{nil, -1}, {[]byte("1"), -1}, {"1", -1}, {time.Unix(0, 0), -1}, {math.NaN(), -1},
+		{math.Inf(1), -1}, {1.5, -1}, {map[string]any{}, -1}, {json.Number("1"), -1},
+	} {
+		b := &recBatch{queue: "Q", msgs: []Message{{ID: "a", Body: json.RawMessage(`1`)}, {ID: "b", Body: c.body}}}
+		got, err := ReadQueueBatch(testEvent{kind: EventQueue, batch: b})
+		if d := errorDiff(err, &wantError{"violation", MsgMessageNotJSON + "1"}); d != "" || got != "" {
+			t.Errorf("body %T %v: %q, %s", c.body, c.body, got, d)
+			continue
+		}
+		if len(b.calls) != 0 {
+			t.Errorf("body %T %v: platform calls %v", c.body, c.body, b.calls)
+		}
+		var se *syntaxError
+		switch cause := errors.Unwrap(err); {
+		case c.off < 0 && cause != nil:
+			t.Errorf("%q: cause %v, want none", c.body, cause)
+		case c.off >= 0 && (!errors.As(err, &se) || se.off != c.off || !strings.HasPrefix(se.Error(), SyntaxPrefix)):
+			t.Errorf("%q: cause %v, want a syntax error at position %d", c.body, cause, c.off)
+		}
+	}
 }

@@ -62,6 +62,8 @@ type HandlerPanic struct {
 	Stack []byte
 }
 
+// Error returns "hostbridge: queue handler panicked: " and the panic's
+// value.
 func (e *HandlerPanic) Error() string {
 	return fmt.Sprintf("hostbridge: queue handler panicked: %v", e.Value)
 }
@@ -72,12 +74,13 @@ const (
 	OutcomeException = "exception" // the handler returned an error or panicked
 )
 
-// Deliver is one delivery step on queue: when a batch is ready (MaxBatchSize
-// messages are ready, or the oldest ready one has waited MaxBatchTimeout) it
-// hands the batch to handler as a queue Event, applies the outcome and
-// reports it; otherwise it returns false and does nothing. A nil handler
-// returns nil. Several goroutines may deliver from one queue at once: each
-// gets its own batch.
+// Deliver hands the next ready batch of queue to handler as a queue Event,
+// applies the outcome and returns what it did, with true; when no batch is
+// ready it does nothing and returns false. It is one delivery step: a batch
+// is ready when MaxBatchSize messages are ready, or when the oldest ready one
+// has waited MaxBatchTimeout. A nil handler counts as one that returns nil.
+// Several goroutines may deliver from one queue at once: each gets its own
+// batch.
 //
 // With the default settings (DefaultConsumerSettings, Cloudflare's) fewer
 // than 10 messages make a batch only once the oldest has been ready for 5 s:

@@ -1,17 +1,91 @@
-// Package hostbridge is the reference implementation of two host-bridge
-// specifications for 豫言 apps: 消息队列 0.1.0 (send JSON messages to a
-// granted queue; read, ack and retry a batch in a queue event) and 网页入站
-// 0.8.0 (read the current HTTP request, build a same-origin URL, read the
-// body within a limit). Where hosts disagree about what an app should see,
-// this package is the answer.
+// Package hostbridge implements, in Go with the standard library only, two
+// host-bridge specifications for 豫言 apps: 消息队列 0.1.0, the queue (send
+// JSON messages to a granted binding; in a queue event read the batch, ack
+// or retry a message), and 网页入站 0.8.0, the inbound HTTP request (its
+// method, path, headers, query and origin, a same-origin URL builder, and
+// body reads within a limit). A host calls these functions for an app; where
+// hosts disagree about what an app should see, this package is the answer.
 //
-// Each function's doc names its spec function and lists its checks in
-// order; exception texts are constants in errors.go, limits in limits.go.
-// Decisions D1… settle what the specs leave open, citing the clauses they
-// refine (Q… of 消息队列, I… of 网页入站: CLAUSES.md); DECISIONS.md gives
-// their reasons, PLATFORMS.md where real platforms differ.
+// A net/http handler wraps its request with [HTTPEvent], reads it with the
+// Inbound and ReadInbound functions, and sends to a [Platform]
+// ([MemoryPlatform] in memory; natsqueue, a module of its own, on NATS
+// JetStream):
 //
-// # General and errors
+//	q := hostbridge.NewMemoryPlatform()
+//	q.Bind("PAGE_QUEUE", "pages") // the deployment's binding
+//	q.Grant("PAGE_QUEUE")         // the app's permission
+//
+//	http.HandleFunc("POST /pages/", func(w http.ResponseWriter, r *http.Request) {
+//		st, body, err := hostbridge.ReadInboundBoundedJSON(hostbridge.HTTPEvent(r), 64<<10)
+//		if err == nil && st == hostbridge.BodyOK {
+//			err = hostbridge.SendQueueMessage(r.Context(), q, "PAGE_QUEUE", body, 0)
+//		}
+//		switch {
+//		case err != nil: // a *hostbridge.Error: Msg is the app's exception text, Kind whose fault
+//			http.Error(w, err.Error(), http.StatusInternalServerError)
+//		case st != hostbridge.BodyOK: // 1 to 5; with 5, body is the "SyntaxError: …" reason
+//			http.Error(w, st.String()+" "+body, http.StatusBadRequest)
+//		default:
+//			w.WriteHeader(http.StatusAccepted)
+//		}
+//	})
+//
+// Check err before the status: a read that returns an error returns status
+// 0, [BodyOK], too. A queue consumer reads its batch in a queue [Event] with
+// [ReadQueueBatch] and answers with [AckQueueMessage] and
+// [RetryQueueMessage]; [MemoryPlatform.Deliver] hands it one, on a virtual
+// clock in tests.
+//
+// Each function's doc says what it does, then names its spec function and
+// lists its checks in order, citing the spec's clauses (Q… of 消息队列, I…
+// of 网页入站, numbered in CLAUSES.md). Every problem is an [*Error] whose
+// Msg is the app's exception text, with a sentinel for [errors.Is].
+//
+// # The package by concept
+//
+// Each concept's files are listed together; its tests sit beside them, in
+// X_test.go files.
+//
+//   - Producer: queue.go ([Platform], [Bindings], [SendQueueMessage]);
+//     batch.go ([SendQueueBatch]).
+//   - Consumer: consumer.go ([Event], [Batch], [Message], [ReadQueueBatch],
+//     [AckQueueMessage], [RetryQueueMessage]); batchrecord.go
+//     ([BatchRecord], the Batch a delivering platform hands its handler,
+//     with the ack and retry rules).
+//   - The in-memory platform: memory.go ([MemoryPlatform], its queues,
+//     clock and counters); delivery.go ([MemoryPlatform.Deliver],
+//     [MemoryPlatform.Run], [DeliveryResult]); checkqueue.go
+//     ([CheckQueuePlatform], the queue contract checked against any
+//     Platform).
+//   - The inbound request: inbound.go ([Request], [Body], [InboundMethod],
+//     [InboundDecodedPath], the header, query and URL readers,
+//     [InboundSameOriginURL]); url.go (WHATWG URL parsing); form.go
+//     (URLSearchParams).
+//   - Body reads: body.go: [ReadInboundText], [ReadInboundStrictText],
+//     [ReadInboundBytes] and [ReadInboundBoundedJSON] return a [BodyStatus]
+//     and the body (go doc lists them under type BodyStatus);
+//     [ReadInboundJSON] returns the body as canonical JSON or an error.
+//     utf8.go: strict and WHATWG lenient UTF-8.
+//   - Events for hosts and tests: httpevent.go ([HTTPEvent], for net/http
+//     servers); fakeevent.go ([NewRequestEvent], [FakeBody]).
+//   - Errors and limits: errors.go ([Error], [ErrorKind], every Msg… text
+//     and its Err… sentinel); limits.go (every Max… limit, beside its
+//     spec sentence).
+//   - Canonical JSON, JSON.stringify(JSON.parse(text)) byte for byte:
+//     canon.go (what both builds share); canon_ref*.go (the reference, the
+//     normative one, written to be read, and all that -tags hostbridge_ref
+//     compiles); canon_fast*.go (the fast path of the default build, held
+//     equal to the reference by its tests).
+//
+// DECISIONS.md gives the reasons of the decisions below, PLATFORMS.md where
+// real platforms differ, BENCHMARKS.md the measured figures.
+//
+// # Decisions
+//
+// Decisions D1… settle what the specs leave open, each citing the clauses
+// it refines. They are grouped by concept.
+//
+// General and errors:
 //
 //   - D1 Check order: the event first, then the arguments in order,
 //     stopping at the first problem (Q6, Q28, I55).
@@ -32,17 +106,17 @@
 //     <offset>"; only the prefix, status and offset (bytes into the decoded
 //     text, where V8 points) are pinned (I103, I137).
 //
-// # Canonical JSON
+// Canonical JSON:
 //
 //   - D8 Canonical form: V8's JSON.stringify(JSON.parse(text)) byte for
-//     byte, rule by rule in canonref.go: lone surrogates as \udxxx,
+//     byte, rule by rule in canon_ref.go: lone surrogates as \udxxx,
 //     array-index keys first, a repeated key at its first place (Q11, Q12,
 //     I93, I95–I98).
 //   - D9 Input: valid UTF-8 and strict RFC 8259 (no BOM, comment or
 //     trailing comma; whitespace only space, tab, LF, CR), at any depth
 //     without overflowing the stack (Q18, I147).
 //
-// # Producer
+// Producer:
 //
 //   - D10 Producer order: the binding (empty: Violation; not Bound or no
 //     Platform: Abort), the body (input size, syntax, the first of nesting,
@@ -78,7 +152,7 @@
 //     GrantJSON reads exactly the key "QUEUE": a case variant grants
 //     nothing, a value not an array of strings is an error (Q7, Q8).
 //
-// # Consumer and delivery
+// Consumer and delivery:
 //
 //   - D21 Queue event: Kind() "queue" with a non-nil Batch; elsewhere the
 //     consumer functions give MsgNotQueueEvent (Q50, Q51).
@@ -116,7 +190,7 @@
 //     platform's doc states when and the bound, and its fault suite
 //     checks it.
 //
-// # Request and URL
+// Request and URL:
 //
 //   - D32 Request events: only fetch, service-fetch and durable-fetch carry
 //     a request; any other kind, or a nil Request, is MsgNoRequest for
@@ -142,7 +216,7 @@
 //     or fragment. With a non-empty list the query is serialised anew, else
 //     kept byte for byte (I25–I33).
 //
-// # Bounded body reads
+// Bounded body reads:
 //
 //   - D39 Content-Length: GET and HEAD match in any case. Only one field of
 //     ASCII digits counts, leading zeros included; a wrong one is left to
@@ -166,7 +240,7 @@
 //     does. Both JSON readers refuse nesting over 1000 (replaced values
 //     counted) and write ±Infinity as null (I77, I84, I103).
 //
-// # The net/http adapter
+// The net/http adapter:
 //
 //   - D46 HTTPEvent's URL is scheme://Host target, https under TLS; an
 //     absolute-form target gives the host only; //x is a path. Bytes not

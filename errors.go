@@ -51,6 +51,7 @@ type Error struct {
 	Err  error
 }
 
+// Error returns Msg, the app's exception text.
 func (e *Error) Error() string { return e.Msg }
 
 // Unwrap returns the cause, so errors.Is and errors.As see it.

@@ -350,3 +350,20 @@ func TestErrorTexts(t *testing.T) {
 		t.Errorf("itemError: %q", got)
 	}
 }
+
+// TestErrorKindZero pins D5: the zero value of an Error's Kind is none of
+// the three kinds, and the three are distinct.
+func TestErrorKindZero(t *testing.T) {
+	var e Error
+	for _, k := range []struct {
+		name string
+		is   bool
+	}{{"Violation", e.Kind == Violation}, {"Failure", e.Kind == Failure}, {"Abort", e.Kind == Abort}} {
+		if k.is {
+			t.Errorf("the zero Kind is %s", k.name)
+		}
+	}
+	if Violation == Failure || Failure == Abort || Violation == Abort {
+		t.Error("two kinds are equal")
+	}
+}

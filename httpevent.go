@@ -8,9 +8,9 @@ import (
 	"sync"
 )
 
-// HTTPEvent adapts a request received by a net/http server to an Event of
-// kind fetch, so a Go host can call the 入站 functions on it. The request
-// looks as a Worker's Request would:
+// HTTPEvent returns an Event of kind fetch carrying r, a request a net/http
+// server received, so that a Go host can call the Inbound and ReadInbound
+// functions on it. The request looks as a Worker's Request would:
 //
 //   - URL: what a WHATWG URL parser serialises for the request: the scheme
 //     from the connection (https under TLS, else http), the host lower case

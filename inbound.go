@@ -57,11 +57,14 @@ func openBody(b Body) (rc io.ReadCloser, ok bool) {
 	return b.Open(), true
 }
 
-// BodyStatus is the status of a bounded body read: a business outcome, never
-// an error.
+// BodyStatus is the status a bounded body read returns: a business outcome,
+// never an error. ReadInboundText, ReadInboundStrictText, ReadInboundBytes
+// and ReadInboundBoundedJSON return one with the body; when they return an
+// error instead, the status is 0 (BodyOK), so check the error first.
 type BodyStatus int
 
-// The statuses of 有限正文读取 and 有限 JSON 正文, with the spec's numbers.
+// The statuses of a bounded body read, numbered as the spec numbers them
+// (有限正文读取, 有限 JSON 正文).
 const (
 	// BodyOK: the body was read and is within the limit (成功，正文不超过上限).
 	BodyOK BodyStatus = 0
@@ -136,11 +139,14 @@ func currentURL(ev Event) (urlParts, error) {
 	return u, nil
 }
 
-// InboundHeader is 读取入站标头值: the value of the request header name,
-// matched ASCII case-insensitively, "" when it is missing. Several fields of
-// one name are joined with ", ", as Headers.get does.
+// InboundHeader returns the value of the request header name, matched ASCII
+// case-insensitively, or "" when the request has none; several fields of one
+// name are joined with ", ", as Headers.get does.
 //
-// The name is checked first (I145: headerValues).
+// It is 读取入站标头值 of 网页入站 0.8.0 (I6, I7). With no current HTTP
+// request it returns Failure MsgNoRequest; then the name is checked: one
+// that is not an RFC 9110 token of 1 to MaxHeaderNameBytes bytes is
+// Violation MsgHeaderName (I42–I44, I145).
 func InboundHeader(ev Event, name string) (string, error) {
 	vs, err := headerValues(ev, name)
 	if err != nil {
@@ -149,10 +155,14 @@ func InboundHeader(ev Event, name string) (string, error) {
 	return strings.Join(vs, ", "), nil // I7
 }
 
-// InboundHeaderExists is 入站标头存在: whether the request has the header
-// name at all, even with an empty value (headers.has).
+// InboundHeaderExists reports whether the request has the header name at
+// all, matched ASCII case-insensitively, even with an empty value, as
+// headers.has does.
 //
-// The name is checked first (I42–I44: headerValues, isToken).
+// It is 入站标头存在 of 网页入站 0.8.0 (I38–I40). Its errors are
+// InboundHeader's: with no current HTTP request Failure MsgNoRequest, then
+// for a name that is not an RFC 9110 token of 1 to MaxHeaderNameBytes bytes
+// Violation MsgHeaderName (I42–I44).
 func InboundHeaderExists(ev Event, name string) (bool, error) {
 	vs, err := headerValues(ev, name)
 	return vs != nil, err // I38
@@ -237,10 +247,12 @@ var eventKinds = []string{
 // caller may modify it.
 func EventKinds() []string { return slices.Clone(eventKinds) } // I15
 
-// InboundEventKind is 读取入站事件种类: the kind of the current host
-// invocation, "" when there is none (a nil event). It never fails.
+// InboundEventKind returns the kind of the current host invocation (fetch,
+// queue, scheduled, …: see EventKinds), or "" when there is none (a nil
+// event). It never fails.
 //
-// "读取入站事件种类 返回本次宿主调用的事件种类文字，一次调用内不变。"
+// It is 读取入站事件种类 of 网页入站 0.8.0 (I12): "读取入站事件种类
+// 返回本次宿主调用的事件种类文字，一次调用内不变。"
 func InboundEventKind(ev Event) string {
 	if ev == nil {
 		return ""
@@ -248,10 +260,11 @@ func InboundEventKind(ev Event) string {
 	return ev.Kind() // I12
 }
 
-// InboundMethod is 读取入站方法: the method as the host received it (not
-// upper-cased here).
+// InboundMethod returns the request's method as the host received it, not
+// upper-cased here, or Failure MsgNoRequest when the event carries no HTTP
+// request.
 //
-// "读取入站方法 返回宿主接收的方法文字"
+// It is 读取入站方法 of 网页入站 0.8.0 (I2): "读取入站方法 返回宿主接收的方法文字".
 func InboundMethod(ev Event) (string, error) {
 	r, err := currentRequest(ev)
 	if err != nil {
@@ -260,10 +273,13 @@ func InboundMethod(ev Event) (string, error) {
 	return r.Method(), nil // I2
 }
 
-// InboundRawPath is 读取入站原路径: URL.pathname of the request URL, still
-// percent-encoded.
+// InboundRawPath returns the path of the request URL, still percent-encoded
+// (URL.pathname), without the query or fragment.
 //
-// "读取入站原路径 返回 URL 的百分号编码路径，不含查询串或片段"
+// It is 读取入站原路径 of 网页入站 0.8.0 (I3): "读取入站原路径 返回 URL
+// 的百分号编码路径，不含查询串或片段". Like every URL reader it returns
+// Failure MsgNoRequest when the event carries no HTTP request, and Failure
+// MsgRequestURL for a URL new URL would reject (D33).
 func InboundRawPath(ev Event) (string, error) {
 	u, err := currentURL(ev)
 	if err != nil {
@@ -272,14 +288,16 @@ func InboundRawPath(ev Event) (string, error) {
 	return u.pathname(), nil
 }
 
-// InboundDecodedPath is 读取入站解码路径: the pathname percent-decoded once,
-// then decoded as UTF-8, both strictly. "%2F" becomes "/", and "%252F" becomes
-// "%2F" (once only). In order:
-//   - no current request: Failure MsgNoRequest;
+// InboundDecodedPath returns the path of the request URL percent-decoded
+// once, then decoded as UTF-8, both strictly: "%2F" becomes "/", and "%252F"
+// becomes "%2F" (once only).
+//
+// It is 读取入站解码路径 of 网页入站 0.8.0 (I4, I5): "读取入站解码路径
+// 对该路径严格解码一次百分号和 UTF-8，坏编码时报错". In order:
+//   - no current request: Failure MsgNoRequest; a URL new URL would reject:
+//     Failure MsgRequestURL (D33);
 //   - a "%" not followed by two hex digits ("%zz", "%4", a lone "%"), or
 //     bytes that are not valid UTF-8 after decoding: Violation MsgPathEncoding.
-//
-// "读取入站解码路径 对该路径严格解码一次百分号和 UTF-8，坏编码时报错"
 func InboundDecodedPath(ev Event) (string, error) {
 	u, err := currentURL(ev)
 	if err != nil {
@@ -292,11 +310,13 @@ func InboundDecodedPath(ev Event) (string, error) {
 	return p, nil
 }
 
-// InboundOrigin is 读取入站来源: URL.origin of the request URL,
-// scheme "://" host [":" port] (the port only when not the default). A URL
-// the parser rejects is Failure MsgRequestURL, as for every URL reader.
+// InboundOrigin returns the origin of the request URL (URL.origin): scheme
+// "://" host, then ":" port only when the port is not the scheme's default.
 //
-// "读取入站来源 返回 URL 标准的 origin，供应用比较同源请求；它不代表已经完成跨站请求授权。"
+// It is 读取入站来源 of 网页入站 0.8.0 (I23): "读取入站来源 返回 URL 标准的
+// origin，供应用比较同源请求；它不代表已经完成跨站请求授权。" Like every URL
+// reader it returns Failure MsgNoRequest when the event carries no HTTP
+// request, and Failure MsgRequestURL for a URL new URL would reject (D33).
 func InboundOrigin(ev Event) (string, error) {
 	u, err := currentURL(ev)
 	if err != nil {
@@ -305,10 +325,13 @@ func InboundOrigin(ev Event) (string, error) {
 	return u.origin(), nil
 }
 
-// InboundHostname is 读取入站主机名: URL.hostname of the request URL: lower
+// InboundHostname returns the host of the request URL (URL.hostname): lower
 // case, without the port; an IPv6 address keeps its brackets.
 //
-// "读取入站主机名 返回当前请求 URL 的 hostname，依 URL 规则规范化为小写且不含端口。"
+// It is 读取入站主机名 of 网页入站 0.8.0 (I35): "读取入站主机名 返回当前请求 URL 的
+// hostname，依 URL 规则规范化为小写且不含端口。" Like every URL reader it
+// returns Failure MsgNoRequest when the event carries no HTTP request, and
+// Failure MsgRequestURL for a URL new URL would reject (D33).
 func InboundHostname(ev Event) (string, error) {
 	u, err := currentURL(ev)
 	if err != nil {
@@ -317,11 +340,14 @@ func InboundHostname(ev Event) (string, error) {
 	return u.host, nil
 }
 
-// InboundRawQuery is 读取入站原查询: URL.search of the request URL, "?" and
-// the query as it is, not decoded; "" when the query is empty or missing (a
-// lone "?" included, as URL.search does).
+// InboundRawQuery returns the query of the request URL as it is, not
+// decoded, with its leading "?" (URL.search), or "" when the query is empty
+// or missing (a lone "?" included, as URL.search does).
 //
-// "读取入站原查询 返回原请求的查询串，非空时保留开头 ?；它不进行参数解码"
+// It is 读取入站原查询 of 网页入站 0.8.0 (I36): "读取入站原查询
+// 返回原请求的查询串，非空时保留开头 ?；它不进行参数解码". Like every URL reader it
+// returns Failure MsgNoRequest when the event carries no HTTP request, and
+// Failure MsgRequestURL for a URL new URL would reject (D33).
 func InboundRawQuery(ev Event) (string, error) {
 	u, err := currentURL(ev)
 	if err != nil {
@@ -330,23 +356,29 @@ func InboundRawQuery(ev Event) (string, error) {
 	return u.search(), nil
 }
 
-// InboundQueryParam is 读取入站查询参数: the first value of the query
-// parameter name, as url.searchParams.get(name) gives it (the
-// application/x-www-form-urlencoded parser: "+" is a space, percent-decoding
-// keeps a bad "%" as it is, invalid UTF-8 becomes U+FFFD), "" when absent.
-// A name that is not valid UTF-8 is first converted as a USVString is
-// (each maximal ill-formed subpart to U+FFFD).
+// InboundQueryParam returns the first value of the query parameter name,
+// decoded as url.searchParams.get(name) decodes it, or "" when the query has
+// no such parameter.
 //
-// "读取入站查询参数 按浏览器 URL 查询参数规则读取第一个同名值，已经百分号解码；无该参数时返回空字符串。"
+// It is 读取入站查询参数 of 网页入站 0.8.0 (I19, I20): "读取入站查询参数
+// 按浏览器 URL 查询参数规则读取第一个同名值，已经百分号解码；无该参数时返回空字符串。"
+// The query is parsed as application/x-www-form-urlencoded: "+" is a space,
+// percent-decoding keeps a bad "%" as it is, invalid UTF-8 becomes U+FFFD. A
+// name that is not valid UTF-8 is first converted as a USVString is (each
+// maximal ill-formed subpart to U+FFFD). Like every URL reader it returns
+// Failure MsgNoRequest when the event carries no HTTP request, and Failure
+// MsgRequestURL for a URL new URL would reject (D33).
 func InboundQueryParam(ev Event, name string) (string, error) {
 	v, _, err := queryParam(ev, name) // I20
 	return v, err
 }
 
-// InboundQueryParamExists is 入站查询参数存在: whether the query has a
-// parameter name (url.searchParams.has(name)), even with an empty value.
+// InboundQueryParamExists reports whether the query has a parameter name,
+// even with an empty value, as url.searchParams.has(name) does.
 //
-// "?after= 这样的空值仍返回阳，使应用能区分缺失与空值。"
+// It is 入站查询参数存在 of 网页入站 0.8.0 (I21, I22): "?after=
+// 这样的空值仍返回阳，使应用能区分缺失与空值。" The name is matched as by
+// InboundQueryParam, and its errors are the same.
 func InboundQueryParamExists(ev Event, name string) (bool, error) {
 	_, ok, err := queryParam(ev, name) // I21
 	return ok, err
@@ -361,11 +393,20 @@ func queryParam(ev Event, name string) (string, bool, error) {
 	return v, ok, nil
 }
 
-// InboundSameOriginURL is 构造入站同源网址: the request URL with a new path
-// and query parameters deleted, then set; it sends nothing. In order:
-//   - no current request: Failure MsgNoRequest (I10);
-//   - path, unless empty (the current path is kept, I26), must pass
-//     validSameOriginPath (I31, I32), else Violation MsgSameOriginPath;
+// InboundSameOriginURL returns the request URL with a new path (unless path
+// is empty) and its query parameters deleted (del), then set (set): an
+// absolute URL of the request's origin. It sends nothing.
+//
+// It is 构造入站同源网址 of 网页入站 0.8.0 (I25–I28): "宿主复制当前请求
+// URL，先删后设，未指定参数原样保留，并返回同源绝对网址，不发起请求。
+// 新路径须以单个 / 起首，拒绝 //、反斜线、控制字符、? 和 #；查询键和值由宿主编码。
+// 设置或删除列表各最多 16 项，超限失败。" In order:
+//   - no current request: Failure MsgNoRequest (I10); a URL new URL would
+//     reject: Failure MsgRequestURL (D33);
+//   - a path, unless empty (the current path is kept, I26), must start with a
+//     single "/", be valid UTF-8 and hold no "//", backslash, control
+//     character (U+0000–U+001F, U+007F–U+009F), "?" or "#", else Violation
+//     MsgSameOriginPath (I31, I32, D38);
 //   - over MaxSameOriginItems pairs in set or keys in del: Violation
 //     MsgSameOriginList (I34).
 //
@@ -381,10 +422,6 @@ func queryParam(ev Event, name string) (string, bool, error) {
 // URL.href keeps it). Keys and values that are not valid UTF-8 are converted
 // as USVStrings are. The result is origin, path and query: no userinfo, no
 // fragment (a Request's URL has neither).
-//
-// "宿主复制当前请求 URL，先删后设，未指定参数原样保留，并返回同源绝对网址，不发起请求。
-// 新路径须以单个 / 起首，拒绝 //、反斜线、控制字符、? 和 #；查询键和值由宿主编码。
-// 设置或删除列表各最多 16 项，超限失败。"
 func InboundSameOriginURL(ev Event, path string, set [][2]string, del []string) (string, error) {
 	u, err := currentURL(ev)
 	if err != nil {

@@ -5,13 +5,13 @@ package hostbridge
 // enforces it.
 // Tests exercise each at N and N+1.
 
-// 消息队列 0.1.0, 生产者.
+// The queue producer's limits (消息队列 0.1.0, 生产者).
 const (
 	// Q13, Q14: "输入文字与规范化后的文字都不得超过 128 KB，即 128000 个 UTF-8 字节"
 	MaxMessageBytes = 128000 // a message body, as given and canonical, in UTF-8 bytes
 	// Q16, Q36: "嵌套不得超过 24 层（数组或对象各算一层）"
 	MaxMessageDepth = 24 // nesting of a message body (an array or object is one level)
-	// Q23, Q64 (delayInRange): "延迟秒数须在 0 至 43200（12 小时）之间"
+	// Q23, Q64: "延迟秒数须在 0 至 43200（12 小时）之间"
 	MaxDelaySeconds = 43200 // a send or retry delay, in seconds (12 hours)
 	// Q32: "数组有 1 至 100 项"
 	MaxBatchMessages = 100 // messages in one batch send
@@ -21,15 +21,15 @@ const (
 	MaxBatchBytes = 1 << 20 // the text of one batch, in bytes
 )
 
-// 消息队列 0.1.0, 消费者.
+// The queue consumer's limit (消息队列 0.1.0, 消费者).
 const (
 	// Q59: "嵌套超过宿主桥限制（32 层）的消息体会使宿主中止本次事件"
 	MaxReadDepth = 32 // nesting of a delivered body the consumer reads; deeper aborts the event
 )
 
-// 网页入站 0.8.0.
+// The inbound request's limits (网页入站 0.8.0).
 const (
-	// I42, I43 (isToken): "名称必须是 RFC 9110 令牌字符 … 组成的 1 至 256 字节字符串"
+	// I42, I43: "名称必须是 RFC 9110 令牌字符 … 组成的 1 至 256 字节字符串"
 	MaxHeaderNameBytes = 256 // a header name, in bytes
 	// I34: "设置或删除列表各最多 16 项，超限失败"
 	MaxSameOriginItems = 16 // items in the set list, and in the delete list, of a same-origin URL
@@ -38,7 +38,7 @@ const (
 	// I68: "若超过 16 MiB，属于违规" (decoded lenient text, counted in UTF-8 bytes)
 	MaxLenientTextBytes = 16 << 20 // the leniently decoded text, in UTF-8 bytes
 	// The digits of a Content-Length the precheck reads as a number; more
-	// is over any limit (I56: declaredLength).
+	// is over any limit (I56).
 	MaxContentLengthDigits = 18
 	// I76, I79: "先按上述规则以 2 MiB 上限读取字节 … 规范化后的文字也不得超过 2 MiB"
 	JSONBodyLimit = 2 << 20 // the inbound JSON body, read and canonical, in bytes

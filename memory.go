@@ -106,8 +106,8 @@ func NewMemoryPlatform() *MemoryPlatform {
 	}
 }
 
-// FailNext makes the next Send or SendBatch fail with reason (e.g. "Queue is
-// full"), enqueueing nothing. Several calls queue up, one per call.
+// FailNext makes the next Send or SendBatch fail with reason, such as
+// "Queue is full", enqueueing nothing. Several calls queue up, one per call.
 func (p *MemoryPlatform) FailNext(reason string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -47,19 +47,22 @@ type BatchMessage struct {
 // contentTypeJSON is the only content type the package sends: "消息按 JSON 内容类型存入队列".
 const contentTypeJSON = "json"
 
-// SendQueueMessage is 发送队列消息 (消息队列 0.1.0, 生产者): it sends the JSON
-// value body to the queue bound as binding, after delaySeconds (0: none).
-// The checks, in order, each stopping at its first problem:
+// SendQueueMessage sends the JSON value body, as canonical JSON, to the queue
+// bound as binding, after delaySeconds (0: none), and returns nil once the
+// platform has it, or the first problem it found, before sending anything.
 //
-//  1. binding (Q8, Q9: checkBinding): empty is a Violation
-//     (MsgEmptyBinding); p.Bound(binding) false (or p nil) is an Abort.
-//  2. body (canonicalBody, bodyProblem): the input's size first (Q13,
-//     MsgBodyTooLarge); then valid UTF-8 and strict JSON
-//     (MsgBodyNotJSON); then, on the parsed value, whichever comes first in
-//     the text of: nesting over MaxMessageDepth (MsgBodyTooDeep), a host
-//     marker key (MsgBodyMarker), a number that becomes ±Infinity
-//     (MsgBodyNotFinite); then the canonical text's size (Q14).
-//  3. delaySeconds (Q23: delayInRange, MsgDelayRange).
+// It is 发送队列消息 of 消息队列 0.1.0 (生产者). The checks, in order, each
+// stopping at its first problem:
+//
+//  1. binding (Q8, Q9): empty is a Violation (MsgEmptyBinding);
+//     p.Bound(binding) false (or p nil) is an Abort (MsgBindingNotGranted).
+//  2. body: the input's size first (Q13, MsgBodyTooLarge); then valid UTF-8
+//     and strict JSON (MsgBodyNotJSON); then, on the parsed value, whichever
+//     comes first in the text of: nesting over MaxMessageDepth
+//     (MsgBodyTooDeep), a host marker key (MsgBodyMarker), a number that
+//     becomes ±Infinity (MsgBodyNotFinite); then the canonical text's size
+//     (Q14).
+//  3. delaySeconds, 0…MaxDelaySeconds (Q23, MsgDelayRange).
 //
 // That order, every check before the platform is called, is Q41's.
 //
@@ -207,7 +210,8 @@ func (b *Bindings) GrantJSON(permissions string) error {
 	return nil
 }
 
-// Bound implements Platform's Bound: binding is granted and configured.
+// Bound reports whether binding is granted to the app and configured: it
+// implements Platform's Bound.
 func (b *Bindings) Bound(binding string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -4,7 +4,7 @@
 # same deterministic documents (128KB, 1MiB, 8MiB), and scanBatch with node's
 # parse and stringify of each body on the 1 MiB batch, and prints a table:
 # Go MB/s, allocs/op, json.Valid MB/s, node MB/s, Go over node, and the
-# reference canonicaliser (canonref.go, the hostbridge_ref build) on the
+# reference canonicaliser (canon_ref.go, the hostbridge_ref build) on the
 # same inputs.
 #
 # Go and node take turns, round after round, each round a fresh node

@@ -186,7 +186,7 @@ const rows = [
   // Number::toString's layouts at their bounds (21 digits before the point,
   // 6 zeros after it), from spellings it does not write.
   ['number: layouts at their bounds, respelt', '[1e20,1e21,12e19,123e19,1.5e20,15e-7,1e-6,1e-7,1.5e-6,123e-2,12e-2,5e-1,1e0,7E+2,-25e-1]', {}, 'none'],
-  // A number of over 700 digits is spelt again for strconv (number_fast.go's
+  // A number of over 700 digits is spelt again for strconv (canon_fast_number.go's
   // pointFirst, in a buffer of its own): the text after it, and a second
   // such number, read on unchanged.
   ['number: a long number, then a string, an object with an index key, and a long number', '[1' + '0'.repeat(800) + 'e-800,"abc",{"b":1,"1":[true]},' + '12345678'.repeat(120) + 'e-950,null]', {}, 'none'],

@@ -3,7 +3,7 @@ package hostbridge
 // The reference's strings: a JSON string token read as JSON.parse reads
 // it, into a String of UTF-16 code units (refString), and a String written
 // as JSON.stringify writes it (quoteJSONString). The fast path
-// (jsonstring_fast.go) does both in one pass over the bytes, with the same
+// (canon_fast_string.go) does both in one pass over the bytes, with the same
 // appendEscape.
 
 import (

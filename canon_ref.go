@@ -5,7 +5,7 @@ package hostbridge
 // rather than to be fast, each rule beside the ECMA-262 or RFC 8259
 // sentence it implements. encoding/json's Decoder finds the tokens and
 // checks the grammar; each string and number token is then read again from
-// its raw bytes (canonref_string.go, canonref_number.go), because
+// its raw bytes (canon_ref_string.go, canon_ref_number.go), because
 // JSON.parse keeps what Go's decoder replaces (lone surrogates) and rejects
 // what it lets through (invalid UTF-8). The value is built as JSON.parse
 // builds it and written as JSON.stringify writes it; neither step recurses
@@ -14,10 +14,10 @@ package hostbridge
 // stops, diagnose (below) says where, as JavaScript hosts say it.
 //
 // The reference stands alone: the canonicaliser is this file,
-// canonref_string.go and canonref_number.go, with the shared canon.go and
+// canon_ref_string.go and canon_ref_number.go, with the shared canon.go and
 // errors.go and nothing else (TestReferenceBuildTypeChecks); refScanBatch
-// (canonref_batch.go) reads a batch with it. Built with -tags
-// hostbridge_ref, the package compiles no fast-path file (*_fast.go) and
+// (canon_ref_batch.go) reads a batch with it. Built with -tags
+// hostbridge_ref, the package compiles no fast-path file (canon_fast*.go) and
 // canonicalises with this code. In the default build the fast path does
 // the work, held equal to this code by the tests (output, depth, first
 // problem and its offset, syntax error and its offset): a seeded corpus of

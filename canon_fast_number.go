@@ -10,7 +10,7 @@ package hostbridge
 // digits is its own shortest form, and so is one of 16 to 19 digits that
 // exact integer arithmetic shows to be the shortest digits nearest its
 // double (alreadyShortest); either is laid out without converting it. The
-// reference (canonref_number.go) converts every number.
+// reference (canon_ref_number.go) converts every number.
 
 import (
 	"math/bits"

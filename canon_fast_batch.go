@@ -4,7 +4,7 @@ package hostbridge
 
 // The fast path's batch scan: SendQueueBatch's items read in one pass of
 // the fast parser, bodies canonicalised as they are met. batch.go judges
-// the items; canonref_batch.go is the reference's scan.
+// the items; canon_ref_batch.go is the reference's scan.
 
 // fastScanBatch parses the batch text, which must be a JSON array, in one pass.
 // It returns the items and the buffer that holds their canonical bodies.

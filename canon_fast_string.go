@@ -5,7 +5,7 @@ package hostbridge
 // The fast path's strings, as JavaScript reads and writes them: RFC 8259 §7
 // escapes decoded, UTF-8 validated, and JSON.stringify's QuoteJSONString,
 // in one pass that copies runs of plain bytes as they are (the reference,
-// canonref_string.go, decodes to UTF-16 and encodes again).
+// canon_ref_string.go, decodes to UTF-16 and encodes again).
 
 import (
 	"encoding/binary"

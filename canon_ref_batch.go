@@ -1,6 +1,6 @@
 package hostbridge
 
-// refScanBatch is scanBatch on the reference (canonref.go): the batch is
+// refScanBatch is scanBatch on the reference (canon_ref.go): the batch is
 // parsed whole, then each item's surviving members are read in JavaScript
 // key order and each body is canonicalised again on its own span, with the
 // queue's checks. Like scanBatch it keeps at most MaxBatchMessages+1 items.

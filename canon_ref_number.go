@@ -2,7 +2,7 @@ package hostbridge
 
 // The reference's numbers: a JSON number token read as JSON.parse reads it
 // (refNumber) and written as Number::toString writes it (appendNumber),
-// every number converted. The fast path (number_fast.go) converts only the
+// every number converted. The fast path (canon_fast_number.go) converts only the
 // numbers whose spelling may not be their shortest form already, and writes
 // those with appendNumber too.
 
