@@ -30,9 +30,9 @@ func refNumber(lit []byte) (text []byte, inf bool) {
 	intPart, frac, _ := strings.Cut(mant, ".")
 	all := intPart + frac
 	lead := len(all) - len(strings.TrimLeft(all, "0"))
-	d := strings.TrimRight(all[lead:], "0") // I78
-	x, _ := strconv.Atoi(exp)               // "+5" and "-5" too; held at ±2^63 when longer
-	x = max(min(x, 1e9), -1e9)              // far past ±400 plus any count of digits a text here holds
+	d := strings.TrimRight(all[lead:], "0")
+	x, _ := strconv.Atoi(exp)  // "+5" and "-5" too; held at ±2^63 when longer
+	x = max(min(x, 1e9), -1e9) // far past ±400 plus any count of digits a text here holds
 	e := len(intPart) - lead + x
 	switch {
 	case len(d) == 0: // ±0: "If m is +0𝔽 or -0𝔽, return "0""
@@ -43,7 +43,7 @@ func refNumber(lit []byte) (text []byte, inf bool) {
 	case e < -400: // below half the smallest double: rounds to 0
 		return []byte("0"), false
 	}
-	f, _ := strconv.ParseFloat("0."+d+"e"+strconv.Itoa(e), 64) // Q12
+	f, _ := strconv.ParseFloat("0."+d+"e"+strconv.Itoa(e), 64) // Q12 I78
 	if math.IsInf(f, 0) {                                      // I148
 		return []byte("null"), true
 	}
