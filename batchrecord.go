@@ -1,12 +1,15 @@
 package hostbridge
 
-import "sync"
+import (
+	"runtime/debug"
+	"sync"
+)
 
-// BatchRecord is a Batch for Platform implementers: the platform must hand
-// one to the handler of each delivery, must Close it when the handler has
-// returned, and then reads each message's Outcome (and ReportCalls) to apply
-// the batch. It keeps the rules every platform must follow (MemoryPlatform's
-// and natsqueue's delivery both use it):
+// BatchRecord is a Batch for Platform implementers: the platform hands one
+// to the handler of each delivery (Handle, which closes it when the handler
+// returns), then settles each message by its Outcome (Settle) and reports
+// the calls (ReportCalls). It keeps the rules every platform must follow
+// (MemoryPlatform's and natsqueue's delivery both use it):
 //   - between Ack and Retry of one message the first call wins;
 //   - a second Retry of a message replaces the delay of the first;
 //   - an index out of range, or a delay outside 0…MaxDelaySeconds, is
@@ -82,19 +85,35 @@ func (b *BatchRecord) Retry(i, delaySeconds int) {
 	b.state[i].delay = delaySeconds
 }
 
+// Handle hands b to handler as one queue Event, closes b when the handler
+// returns, and returns what the handler returned: a panic in the handler
+// is caught and returned as a *HandlerPanic, failing the batch as an
+// uncaught exception does. A nil handler returns nil.
+func (b *BatchRecord) Handle(handler func(Event) error) (err error) {
+	defer b.Close()
+	if handler == nil {
+		return nil
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			err = &HandlerPanic{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return handler(recordEvent{b})
+}
+
+// recordEvent is the queue Event of one delivery.
+type recordEvent struct{ b *BatchRecord }
+
+func (e recordEvent) Kind() string     { return EventQueue } // Q3
+func (e recordEvent) Request() Request { return nil }
+func (e recordEvent) Batch() Batch     { return e.b }
+
 // Close ends the event: every later Ack and Retry is ignored.
 func (b *BatchRecord) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.closed = true // Q52
-}
-
-// MessageOutcome is what the handler asked for one message of a
-// BatchRecord: Acked, Retried (never both) or neither (untouched).
-type MessageOutcome struct {
-	Acked        bool
-	Retried      bool
-	DelaySeconds int // of the last Retry; 0: the queue's RetryDelay
 }
 
 // Outcome returns what the handler asked for message i (untouched for an
@@ -107,26 +126,6 @@ func (b *BatchRecord) Outcome(i int) MessageOutcome {
 	}
 	st := b.state[i]
 	return MessageOutcome{Acked: st.kind == stateAcked, Retried: st.kind == stateRetried, DelaySeconds: st.delay}
-}
-
-// Redeliver says whether the message must be delivered again once the
-// handler returned handlerErr: "程序正常结束、对某条消息没有显式重试的，视为成功";
-// an uncaught exception (a non-nil handlerErr) redelivers every message not
-// acked, and the acked ones too when s.RedeliverAcked.
-func (o MessageOutcome) Redeliver(handlerErr error, s ConsumerSettings) bool {
-	if handlerErr == nil { // Q68
-		return o.Retried
-	}
-	return !o.Acked || s.RedeliverAcked
-}
-
-// RetryDelay is the delay before a redelivery: the handler's Retry delay
-// when it gave one above 0, else s.RetryDelay.
-func (o MessageOutcome) RetryDelay(s ConsumerSettings) int {
-	if o.Retried && o.DelaySeconds > 0 { // Q63
-		return o.DelaySeconds
-	}
-	return s.RetryDelay
 }
 
 // ReportCalls fills r's ExplicitAcks and RetryMessages with the calls that

@@ -1,7 +1,6 @@
 package hostbridge
 
 import (
-	"errors"
 	"reflect"
 	"testing"
 )
@@ -55,40 +54,6 @@ func TestBatchRecordRules(t *testing.T) {
 	}
 	if b.Queue() != "q" || len(b.Messages()) != len(msgs) {
 		t.Errorf("Queue %q, %d messages", b.Queue(), len(b.Messages()))
-	}
-}
-
-// TestMessageOutcomeRedeliver checks which messages go back to the queue,
-// and after what delay.
-// Pins D25, D29.
-func TestMessageOutcomeRedeliver(t *testing.T) {
-	// Pins Q63, Q68.
-	fail := errors.New("handler failed")
-	s := ConsumerSettings{RetryDelay: 30}
-	sAcked := ConsumerSettings{RetryDelay: 30, RedeliverAcked: true}
-	rows := []struct {
-		o     MessageOutcome
-		err   error
-		s     ConsumerSettings
-		again bool
-		delay int
-	}{
-		{MessageOutcome{}, nil, s, false, 30},
-		{MessageOutcome{Acked: true}, nil, s, false, 30},
-		{MessageOutcome{Retried: true}, nil, s, true, 30},
-		{MessageOutcome{Retried: true, DelaySeconds: 4}, nil, s, true, 4},
-		{MessageOutcome{}, fail, s, true, 30},
-		{MessageOutcome{Acked: true}, fail, s, false, 30},
-		{MessageOutcome{Acked: true}, fail, sAcked, true, 30},
-		{MessageOutcome{Retried: true, DelaySeconds: 4}, fail, s, true, 4},
-	}
-	for i, r := range rows {
-		if got := r.o.Redeliver(r.err, r.s); got != r.again {
-			t.Errorf("row %d: Redeliver = %v, want %v", i, got, r.again)
-		}
-		if got := r.o.RetryDelay(r.s); got != r.delay {
-			t.Errorf("row %d: RetryDelay = %d, want %d", i, got, r.delay)
-		}
 	}
 }
 

@@ -2,6 +2,7 @@ package hostbridge
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"time"
 	"unicode/utf16"
@@ -47,8 +48,72 @@ type Message struct {
 	Body any
 }
 
+// BodyValue returns the Body a consumer gets for a message sent with body
+// and contentType: a json.RawMessage for "json" (and for "", Cloudflare's
+// default), a string for "text", body itself for any other type. A
+// delivering Platform calls it for every message it delivers.
+func BodyValue(contentType string, body []byte) any {
+	switch contentType {
+	case "", contentTypeJSON:
+		return json.RawMessage(body)
+	case "text":
+		return string(body)
+	}
+	return body
+}
+
 // EventQueue is the event kind of a queue batch (事件种类 queue).
 const EventQueue = "queue"
+
+// ConsumerSettings configure the consumer of one queue, as a Cloudflare
+// queue consumer's settings do. DefaultConsumerSettings gives Cloudflare's
+// defaults.
+type ConsumerSettings struct {
+	// MaxBatchSize is the most messages in one batch: 1 to 100 (default 10).
+	MaxBatchSize int
+	// MaxBatchTimeout is how long the oldest ready message waits for a batch
+	// to fill: 0 to 60 s (default 5 s).
+	MaxBatchTimeout time.Duration
+	// MaxRetries is how many times a failing message is redelivered before it
+	// is dead-lettered or dropped: 0 to 100 (default 3).
+	MaxRetries int
+	// RetryDelay is the delay in seconds of retry(0) and of a failed batch:
+	// 0 to MaxDelaySeconds (default 0).
+	RetryDelay int
+	// DeadLetterQueue is where messages go after MaxRetries; "" drops them.
+	// It must not be the queue itself.
+	DeadLetterQueue string
+	// RedeliverAcked redelivers explicitly acked messages when the batch
+	// fails, as Miniflare does; false leaves them done, as Cloudflare's
+	// production queues do.
+	RedeliverAcked bool
+}
+
+// DefaultConsumerSettings returns Cloudflare's defaults: batches of 10, a 5 s
+// batch timeout, 3 retries, no retry delay, no dead-letter queue, acked
+// messages not redelivered.
+func DefaultConsumerSettings() ConsumerSettings {
+	return ConsumerSettings{MaxBatchSize: 10, MaxBatchTimeout: 5 * time.Second, MaxRetries: 3}
+}
+
+// CheckConsumerSettings returns an error when a setting of s is out of
+// range for queue (or names queue as its own dead-letter queue), else nil.
+// Every Platform's SetConsumer calls it.
+func CheckConsumerSettings(queue string, s ConsumerSettings) error {
+	switch {
+	case s.MaxBatchSize < 1 || s.MaxBatchSize > maxConsumerBatchSize:
+		return fmt.Errorf("hostbridge: MaxBatchSize %d is not in 1…%d", s.MaxBatchSize, maxConsumerBatchSize)
+	case s.MaxBatchTimeout < 0 || s.MaxBatchTimeout > maxConsumerBatchTimeout:
+		return fmt.Errorf("hostbridge: MaxBatchTimeout %v is not in 0…%v", s.MaxBatchTimeout, maxConsumerBatchTimeout)
+	case s.MaxRetries < 0 || s.MaxRetries > maxConsumerRetries:
+		return fmt.Errorf("hostbridge: MaxRetries %d is not in 0…%d", s.MaxRetries, maxConsumerRetries)
+	case !delayInRange(s.RetryDelay):
+		return fmt.Errorf("hostbridge: RetryDelay %d is not in 0…%d", s.RetryDelay, MaxDelaySeconds)
+	case s.DeadLetterQueue != "" && s.DeadLetterQueue == queue:
+		return fmt.Errorf("hostbridge: queue %q cannot be its own dead-letter queue", queue)
+	}
+	return nil
+}
 
 // ReadQueueBatch returns the current queue batch as JSON text,
 // {"queue":…,"messages":[{"id":…,"attempts":…,"timestamp":…,"body":…},…]},

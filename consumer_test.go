@@ -418,30 +418,6 @@ func FuzzReadQueueBatch(f *testing.F) {
 	})
 }
 
-// TestConsumerRetryDelayOne pins the delay a retried message waits:
-// "0 表示使用平台的默认延迟", any other delay the handler gave — 1 second
-// too, the smallest — is its own, not the consumer's RetryDelay.
-// Pins D25.
-func TestConsumerRetryDelayOne(t *testing.T) {
-	// Pins Q63.
-	s := DefaultConsumerSettings()
-	s.RetryDelay = 30
-	for _, c := range []struct {
-		o    MessageOutcome
-		want int
-	}{
-		{MessageOutcome{Retried: true, DelaySeconds: 1}, 1},
-		{MessageOutcome{Retried: true, DelaySeconds: 2}, 2},
-		{MessageOutcome{Retried: true}, 30},
-		{MessageOutcome{}, 30},
-		{MessageOutcome{Acked: true}, 30},
-	} {
-		if got := c.o.RetryDelay(s); got != c.want {
-			t.Errorf("%+v.RetryDelay = %d, want %d", c.o, got, c.want)
-		}
-	}
-}
-
 // TestReadQueueBatchNotJSON: a message whose Body is no JSON value is
 // refused with MsgMessageNotJSON and its index, the message's text
 // exactly, and no platform call; whatever Go value a Body that is not a
@@ -479,6 +455,73 @@ func TestReadQueueBatchNotJSON(t *testing.T) {
 			t.Errorf("%q: cause %v, want none", c.body, cause)
 		case c.off >= 0 && (!errors.As(err, &se) || se.off != c.off || !strings.HasPrefix(se.Error(), SyntaxPrefix)):
 			t.Errorf("%q: cause %v, want a syntax error at position %d", c.body, cause, c.off)
+		}
+	}
+}
+
+// TestBodyValue checks the Body a consumer gets for each content type:
+// JSON text for "json" and "" (Cloudflare's default), which ReadQueueBatch
+// reads; a string for "text" and the bytes for any other type, which are
+// not JSON values, so ReadQueueBatch refuses them.
+// Pins Q58.
+func TestBodyValue(t *testing.T) {
+	body := []byte(`{"a":1}`)
+	for _, c := range []struct {
+		ctype string
+		want  any
+	}{
+		{"json", json.RawMessage(body)},
+		{"", json.RawMessage(body)},
+		{"text", `{"a":1}`},
+		{"v8", body},
+	} {
+		got := BodyValue(c.ctype, body)
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("BodyValue(%q) = %#v, want %#v", c.ctype, got, c.want)
+		}
+		b := &recBatch{queue: "Q", msgs: []Message{{ID: "x", Attempts: 1, Body: got}}}
+		_, err := ReadQueueBatch(testEvent{kind: EventQueue, batch: b})
+		var e *Error
+		if _, isJSON := c.want.(json.RawMessage); isJSON != (err == nil) || (err != nil && (!errors.As(err, &e) || e.Msg != MsgMessageNotJSON+"0")) {
+			t.Errorf("BodyValue(%q): ReadQueueBatch: %v", c.ctype, err)
+		}
+	}
+}
+
+// TestCheckConsumerSettings checks each range of ConsumerSettings at its
+// bounds and one past them — Cloudflare's limits: batches of 1 to 100
+// messages, a batch timeout of 0 to 60 s, 0 to 100 retries, a retry delay
+// of 0 to 43200 s — and the text of each refusal.
+// Pins D27.
+func TestCheckConsumerSettings(t *testing.T) {
+	for _, c := range []struct {
+		edit func(*ConsumerSettings)
+		err  string // "" when accepted
+	}{
+		{func(s *ConsumerSettings) { s.MaxBatchSize = 1 }, ""},
+		{func(s *ConsumerSettings) { s.MaxBatchSize = 0 }, "hostbridge: MaxBatchSize 0 is not in 1…100"},
+		{func(s *ConsumerSettings) { s.MaxBatchSize = 100 }, ""},
+		{func(s *ConsumerSettings) { s.MaxBatchSize = 101 }, "hostbridge: MaxBatchSize 101 is not in 1…100"},
+		{func(s *ConsumerSettings) { s.MaxBatchTimeout = 0 }, ""},
+		{func(s *ConsumerSettings) { s.MaxBatchTimeout = -time.Nanosecond }, "hostbridge: MaxBatchTimeout -1ns is not in 0…1m0s"},
+		{func(s *ConsumerSettings) { s.MaxBatchTimeout = 60 * time.Second }, ""},
+		{func(s *ConsumerSettings) { s.MaxBatchTimeout = 60*time.Second + time.Nanosecond }, "hostbridge: MaxBatchTimeout 1m0.000000001s is not in 0…1m0s"},
+		{func(s *ConsumerSettings) { s.MaxRetries = 0 }, ""},
+		{func(s *ConsumerSettings) { s.MaxRetries = -1 }, "hostbridge: MaxRetries -1 is not in 0…100"},
+		{func(s *ConsumerSettings) { s.MaxRetries = 100 }, ""},
+		{func(s *ConsumerSettings) { s.MaxRetries = 101 }, "hostbridge: MaxRetries 101 is not in 0…100"},
+		{func(s *ConsumerSettings) { s.RetryDelay = 0 }, ""},
+		{func(s *ConsumerSettings) { s.RetryDelay = -1 }, "hostbridge: RetryDelay -1 is not in 0…43200"},
+		{func(s *ConsumerSettings) { s.RetryDelay = 43200 }, ""},
+		{func(s *ConsumerSettings) { s.RetryDelay = 43201 }, "hostbridge: RetryDelay 43201 is not in 0…43200"},
+		{func(s *ConsumerSettings) { s.DeadLetterQueue = "dlq" }, ""},
+		{func(s *ConsumerSettings) { s.DeadLetterQueue = "q" }, `hostbridge: queue "q" cannot be its own dead-letter queue`},
+	} {
+		s := DefaultConsumerSettings()
+		c.edit(&s)
+		err := CheckConsumerSettings("q", s)
+		if got := fmt.Sprint(err); (err == nil) != (c.err == "") || (err != nil && got != c.err) {
+			t.Errorf("CheckConsumerSettings(%+v) = %v, want %q", s, err, c.err)
 		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
-	"runtime/debug"
 	"time"
 )
 
@@ -171,8 +170,7 @@ func (p *MemoryPlatform) step(queue string, handler func(Event) error) (Delivery
 	p.notifyLocked()
 	p.mu.Unlock()
 
-	err := callHandler(handler, memEvent{b}) // Q4
-	b.Close()
+	err := b.Handle(handler) // Q4
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -181,22 +179,8 @@ func (p *MemoryPlatform) step(queue string, handler func(Event) error) (Delivery
 	return r, true, wait{}
 }
 
-// callHandler runs handler, turning a panic into a *HandlerPanic.
-func callHandler(handler func(Event) error, ev Event) (err error) {
-	if handler == nil {
-		return nil
-	}
-	defer func() {
-		if v := recover(); v != nil {
-			err = &HandlerPanic{Value: v, Stack: debug.Stack()}
-		}
-	}()
-	return handler(ev)
-}
-
-// finishLocked applies the outcome of a batch, message by message:
-// "程序正常结束、对某条消息没有显式重试的，视为成功"; an uncaught exception means
-// "平台按队列的重试与死信配置整批重新投递（`attempts` 相应加一）".
+// finishLocked applies the outcome of a batch, message by message, as
+// Settle says, and reports it.
 func (p *MemoryPlatform) finishLocked(q *memQueue, taken []*memMsg, b *BatchRecord, err error) DeliveryResult {
 	now := p.nowLocked()
 	q.promote(now)
@@ -208,46 +192,39 @@ func (p *MemoryPlatform) finishLocked(q *memQueue, taken []*memMsg, b *BatchReco
 	q.inFlight -= int64(len(taken))
 	for i, m := range taken {
 		r.IDs[i] = m.ID
-		o := b.Outcome(i)
-		if !o.Redeliver(err, q.settings) { // Q69
-			q.stats.Acked++
-			if r.Acked == nil {
-				r.Acked = make([]string, 0, len(taken)-i)
-			}
-			r.Acked = append(r.Acked, m.ID)
-			continue
-		}
-		p.againLocked(q, m, o.RetryDelay(q.settings), now, &r)
+		a, delay := Settle(b.Outcome(i), err, m.tries, q.settings)
+		p.applyLocked(q, m, a, delay, now, &r)
 	}
 	return r
 }
 
-// againLocked delivers m again: after delay seconds, or, past MaxRetries,
-// from the dead-letter queue or nowhere (dropped).
-func (p *MemoryPlatform) againLocked(q *memQueue, m *memMsg, delay int, now time.Time, r *DeliveryResult) {
-	s := q.settings
-	if m.tries > s.MaxRetries { // Q70
-		if dlq := s.DeadLetterQueue; dlq != "" {
-			d := p.queueLocked(dlq)
-			d.promote(now)
-			r.DeadLettered = append(r.DeadLettered, DeadLetter{ID: m.ID, Queue: dlq, Attempts: m.Attempts})
-			q.stats.DeadLettered++
-			// D29: a dead letter starts again at attempts 1, as
-			// Miniflare's does; id, timestamp and body are kept.
-			m.Attempts = 1
-			m.tries = 0
-			d.push(m, now, 0)
-			d.stats.Sent++
-		} else {
-			q.stats.Dropped++
-			r.Dropped = append(r.Dropped, m.ID)
-		}
-		return
+// applyLocked does a, what Settle said, to m, and reports it in r.
+func (p *MemoryPlatform) applyLocked(q *memQueue, m *memMsg, a Action, delay int, now time.Time, r *DeliveryResult) {
+	switch a {
+	case ActionAck:
+		q.stats.Acked++
+		r.Acked = append(r.Acked, m.ID)
+	case ActionRetry:
+		m.Attempts++ // Q55
+		q.push(m, now, delay)
+		q.stats.Retried++
+		r.Retried = append(r.Retried, RetryMessage{m.ID, delay})
+	case ActionDeadLetter:
+		dlq := q.settings.DeadLetterQueue
+		d := p.queueLocked(dlq)
+		d.promote(now)
+		r.DeadLettered = append(r.DeadLettered, DeadLetter{ID: m.ID, Queue: dlq, Attempts: m.Attempts})
+		q.stats.DeadLettered++
+		// D29: a dead letter starts again at attempts 1, as Miniflare's
+		// does; id, timestamp and body are kept.
+		m.Attempts = 1
+		m.tries = 0
+		d.push(m, now, 0)
+		d.stats.Sent++
+	case ActionDrop:
+		q.stats.Dropped++
+		r.Dropped = append(r.Dropped, m.ID)
 	}
-	m.Attempts++ // Q55 Q70
-	q.push(m, now, delay)
-	q.stats.Retried++
-	r.Retried = append(r.Retried, RetryMessage{m.ID, delay})
 }
 
 // memMsg is a message on a queue.
@@ -345,10 +322,3 @@ func (h *msgHeap) Pop() any {
 	*h = old[:len(old)-1]
 	return m
 }
-
-// memEvent is the queue Event of one delivery.
-type memEvent struct{ b *BatchRecord }
-
-func (e memEvent) Kind() string     { return EventQueue } // Q3
-func (e memEvent) Request() Request { return nil }
-func (e memEvent) Batch() Batch     { return e.b }

@@ -441,7 +441,7 @@ func TestQueueEventKindIsQueue(t *testing.T) {
 	}
 }
 
-// IsError reports whether err is an *Error whose text is msg.
+// hasMsg reports whether err is an *Error whose text is msg.
 func hasMsg(err error, msg string) bool {
 	e, ok := err.(*Error)
 	return ok && e.Msg == msg

@@ -5,6 +5,8 @@ package hostbridge
 // enforces it.
 // Tests exercise each at N and N+1.
 
+import "time"
+
 // The queue producer's limits (消息队列 0.1.0, 生产者).
 const (
 	// Q13, Q14: "输入文字与规范化后的文字都不得超过 128 KB，即 128000 个 UTF-8 字节"
@@ -25,6 +27,19 @@ const (
 const (
 	// Q59: "嵌套超过宿主桥限制（32 层）的消息体会使宿主中止本次事件"
 	MaxReadDepth = 32 // nesting of a delivered body the consumer reads; deeper aborts the event
+)
+
+// The ranges of ConsumerSettings (CheckConsumerSettings). Consumer settings
+// are not the spec's — "批大小、重试次数、死信队列属于部署" (Q89) — so these
+// are Cloudflare Queues' limits (its Limits page), the platform
+// MemoryPlatform fakes (D27).
+const (
+	// "Maximum consumer batch size: 100 messages"
+	maxConsumerBatchSize = 100 // ConsumerSettings.MaxBatchSize, from 1
+	// "Maximum Batch wait time: 60 seconds"
+	maxConsumerBatchTimeout = 60 * time.Second // ConsumerSettings.MaxBatchTimeout, from 0
+	// "Message retries: 100"
+	maxConsumerRetries = 100 // ConsumerSettings.MaxRetries, from 0
 )
 
 // The inbound request's limits (网页入站 0.8.0).

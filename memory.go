@@ -5,9 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"sync"
 	"time"
@@ -49,6 +47,9 @@ import (
 //     deliveries from this queue) goes to the DeadLetterQueue, keeping its
 //     ID, Timestamp and Body and starting again at Attempts 1, as Miniflare
 //     does; without one it is dropped and counted in QueueStats.Dropped.
+//
+// What becomes of each message once the handler has returned is Settle's
+// to say; MemoryPlatform and natsqueue both call it.
 //
 // Time comes from the platform clock: the real one, or a virtual one
 // (VirtualClock) that moves only by Advance, so tests never sleep. Deliver
@@ -227,23 +228,11 @@ func (p *MemoryPlatform) record(method, binding string, msgs []BatchMessage) err
 	now := p.nowLocked()
 	q.promote(now)
 	for _, m := range msgs {
-		q.push(&memMsg{Message: Message{ID: p.newIDLocked(), Timestamp: now, Attempts: 1, Body: bodyValue(m)}}, now, m.DelaySeconds)
+		q.push(&memMsg{Message: Message{ID: p.newIDLocked(), Timestamp: now, Attempts: 1, Body: BodyValue(m.ContentType, m.Body)}}, now, m.DelaySeconds)
 		q.stats.Sent++
 	}
 	p.notifyLocked()
 	return nil
-}
-
-// bodyValue is what a consumer gets for a message sent with a content type:
-// a json.RawMessage for "json", the only one the package sends.
-func bodyValue(m BatchMessage) any {
-	switch m.ContentType {
-	case contentTypeJSON:
-		return json.RawMessage(m.Body)
-	case "text":
-		return string(m.Body)
-	}
-	return m.Body
 }
 
 // Enqueue puts m on queue directly, as another producer of the deployment
@@ -294,63 +283,6 @@ func (p *MemoryPlatform) Queued(queue string) []Message {
 		out = append(out, heap.Pop(&delayed).(*memMsg).Message)
 	}
 	return out
-}
-
-// ConsumerSettings configure the consumer of one queue, as a Cloudflare
-// queue consumer's settings do. DefaultConsumerSettings gives Cloudflare's
-// defaults.
-type ConsumerSettings struct {
-	// MaxBatchSize is the most messages in one batch: 1 to 100 (default 10).
-	MaxBatchSize int
-	// MaxBatchTimeout is how long the oldest ready message waits for a batch
-	// to fill: 0 to 60 s (default 5 s).
-	MaxBatchTimeout time.Duration
-	// MaxRetries is how many times a failing message is redelivered before it
-	// is dead-lettered or dropped: 0 to 100 (default 3).
-	MaxRetries int
-	// RetryDelay is the delay in seconds of retry(0) and of a failed batch:
-	// 0 to MaxDelaySeconds (default 0).
-	RetryDelay int
-	// DeadLetterQueue is where messages go after MaxRetries; "" drops them.
-	// It must not be the queue itself.
-	DeadLetterQueue string
-	// RedeliverAcked redelivers explicitly acked messages when the batch
-	// fails, as Miniflare does; false leaves them done, as Cloudflare's
-	// production queues do.
-	RedeliverAcked bool
-}
-
-// The ranges of ConsumerSettings (Cloudflare Queues' limits).
-const (
-	maxConsumerBatchSize    = 100
-	maxConsumerBatchTimeout = 60 * time.Second
-	maxConsumerRetries      = 100
-)
-
-// DefaultConsumerSettings returns Cloudflare's defaults: batches of 10, a 5 s
-// batch timeout, 3 retries, no retry delay, no dead-letter queue, acked
-// messages not redelivered.
-func DefaultConsumerSettings() ConsumerSettings {
-	return ConsumerSettings{MaxBatchSize: 10, MaxBatchTimeout: 5 * time.Second, MaxRetries: 3}
-}
-
-// CheckConsumerSettings returns an error when a setting of s is out of
-// range for queue (or names queue as its own dead-letter queue), else nil.
-// Every Platform's SetConsumer calls it.
-func CheckConsumerSettings(queue string, s ConsumerSettings) error {
-	switch {
-	case s.MaxBatchSize < 1 || s.MaxBatchSize > maxConsumerBatchSize:
-		return fmt.Errorf("hostbridge: MaxBatchSize %d is not in 1…%d", s.MaxBatchSize, maxConsumerBatchSize)
-	case s.MaxBatchTimeout < 0 || s.MaxBatchTimeout > maxConsumerBatchTimeout:
-		return fmt.Errorf("hostbridge: MaxBatchTimeout %v is not in 0…%v", s.MaxBatchTimeout, maxConsumerBatchTimeout)
-	case s.MaxRetries < 0 || s.MaxRetries > maxConsumerRetries:
-		return fmt.Errorf("hostbridge: MaxRetries %d is not in 0…%d", s.MaxRetries, maxConsumerRetries)
-	case !delayInRange(s.RetryDelay):
-		return fmt.Errorf("hostbridge: RetryDelay %d is not in 0…%d", s.RetryDelay, MaxDelaySeconds)
-	case s.DeadLetterQueue != "" && s.DeadLetterQueue == queue:
-		return fmt.Errorf("hostbridge: queue %q cannot be its own dead-letter queue", queue)
-	}
-	return nil
 }
 
 // SetConsumer sets the consumer settings of queue, or returns an error and

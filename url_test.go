@@ -43,9 +43,6 @@ func wantErr(t *testing.T, name string, err error, want *wantError) bool {
 	return false
 }
 
-// TestURLTestData runs every non-failure WPT urltestdata.json entry whose
-// protocol is http: or https: through the readers, with Request.url = href
-// (and again with the fragment removed, as a Request's URL has none).
 // mustParseURL is parseURL(s), which must succeed.
 func mustParseURL(t *testing.T, s string) urlParts {
 	t.Helper()
@@ -64,120 +61,125 @@ func (u urlParts) target() string {
 	return u.path
 }
 
+// TestURLTestData runs WPT's urltestdata.json through the readers. href:
+// every non-failure entry whose protocol is http: or https:, with
+// Request.url = href (and again with the fragment removed, as a Request's
+// URL has none); parsing the serialisation gives it back. input: the
+// readers parse; every entry whose input is an absolute URL of a special
+// scheme other than file (base null, or an input of the base's scheme
+// followed by "//") is passed unparsed as Request.url: the readers answer
+// the entry's origin, hostname, pathname and search, or fail with
+// MsgRequestURL where it is a failure. Entries whose host needs IDNA (not
+// ASCII after percent-decoding) are refused, a documented difference, and
+// counted.
+// Pins D33.
 func TestURLTestData(t *testing.T) {
 	// Pins I3, I23, I35.
-	var entries []json.RawMessage
-	readTestJSON(t, "urltestdata.json", &entries)
-	n := 0
-	for _, raw := range entries {
-		var c struct {
-			Input, Href, Origin, Protocol, Hostname, Pathname, Search, Hash string
-			Base                                                            *string
-			Failure                                                         bool
-		}
-		if json.Unmarshal(raw, &c) != nil || c.Failure || (c.Protocol != "http:" && c.Protocol != "https:") {
-			continue // comments, failures, other schemes
-		}
-		n++
-		name := "new URL(" + strings.TrimSpace(string(raw[:min(len(raw), 200)])) + ")"
-		for _, href := range []string{c.Href, strings.TrimSuffix(c.Href, c.Hash)} {
-			ev := fetchEvent(href)
-			check := func(fn string, got string, err error, want string) {
-				t.Helper()
-				if err != nil || got != want {
-					t.Errorf("%s href %q: %s = %q, %v; want %q", name, href, fn, got, err, want)
+	t.Run("href", func(t *testing.T) {
+		var entries []json.RawMessage
+		readTestJSON(t, "urltestdata.json", &entries)
+		n := 0
+		for _, raw := range entries {
+			var c struct {
+				Input, Href, Origin, Protocol, Hostname, Pathname, Search, Hash string
+				Base                                                            *string
+				Failure                                                         bool
+			}
+			if json.Unmarshal(raw, &c) != nil || c.Failure || (c.Protocol != "http:" && c.Protocol != "https:") {
+				continue // comments, failures, other schemes
+			}
+			n++
+			name := "new URL(" + strings.TrimSpace(string(raw[:min(len(raw), 200)])) + ")"
+			for _, href := range []string{c.Href, strings.TrimSuffix(c.Href, c.Hash)} {
+				ev := fetchEvent(href)
+				check := func(fn string, got string, err error, want string) {
+					t.Helper()
+					if err != nil || got != want {
+						t.Errorf("%s href %q: %s = %q, %v; want %q", name, href, fn, got, err, want)
+					}
 				}
+				if c.Origin != "" {
+					got, err := InboundOrigin(ev)
+					check("InboundOrigin", got, err, c.Origin)
+				}
+				got, err := InboundHostname(ev)
+				check("InboundHostname", got, err, c.Hostname)
+				got, err = InboundRawPath(ev)
+				check("InboundRawPath", got, err, c.Pathname)
+				got, err = InboundRawQuery(ev)
+				check("InboundRawQuery", got, err, c.Search)
 			}
-			if c.Origin != "" {
-				got, err := InboundOrigin(ev)
-				check("InboundOrigin", got, err, c.Origin)
+			// Parsing a serialisation gives it back: requestURL over the host
+			// and target of a serialised URL is the URL without its fragment.
+			noFrag, _, _ := strings.Cut(c.Href, "#")
+			u := mustParseURL(t, noFrag)
+			tls := c.Protocol == "https:"
+			if got := requestURL(tls, u.hostPort(), u.target()); !strings.Contains(noFrag, "@") && got != noFrag {
+				t.Errorf("%s: requestURL(%v, %q, %q) = %q, want %q", name, tls, u.hostPort(), u.target(), got, noFrag)
 			}
-			got, err := InboundHostname(ev)
-			check("InboundHostname", got, err, c.Hostname)
-			got, err = InboundRawPath(ev)
-			check("InboundRawPath", got, err, c.Pathname)
-			got, err = InboundRawQuery(ev)
-			check("InboundRawQuery", got, err, c.Search)
 		}
-		// Parsing a serialisation gives it back: requestURL over the host
-		// and target of a serialised URL is the URL without its fragment.
-		noFrag, _, _ := strings.Cut(c.Href, "#")
-		u := mustParseURL(t, noFrag)
-		tls := c.Protocol == "https:"
-		if got := requestURL(tls, u.hostPort(), u.target()); !strings.Contains(noFrag, "@") && got != noFrag {
-			t.Errorf("%s: requestURL(%v, %q, %q) = %q, want %q", name, tls, u.hostPort(), u.target(), got, noFrag)
+		if n < 200 {
+			t.Fatalf("only %d http(s) entries", n)
 		}
-	}
-	if n < 200 {
-		t.Fatalf("only %d http(s) entries", n)
-	}
-	t.Logf("%d http(s) entries", n)
+		t.Logf("%d http(s) entries", n)
+	})
+	t.Run("input", func(t *testing.T) {
+		var entries []json.RawMessage
+		readTestJSON(t, "urltestdata.json", &entries)
+		ran, idna := 0, 0
+		for _, raw := range entries {
+			var c struct {
+				Input, Origin, Hostname, Pathname, Search string
+				Base                                      *string
+				Failure                                   bool
+			}
+			if json.Unmarshal(raw, &c) != nil {
+				continue // comments
+			}
+			in := strings.ToLower(strings.TrimLeft(c.Input, c0OrSpace))
+			scheme, _, _ := strings.Cut(in, ":")
+			if !isSpecialScheme(scheme) || scheme == "file" ||
+				c.Base != nil && !strings.HasPrefix(in, scheme+"://") && !strings.HasPrefix(*c.Base, scheme+":") {
+				continue
+			}
+			if c.Base != nil && !strings.HasPrefix(in, scheme+"://") {
+				continue // relative to a base of its scheme
+			}
+			ran++
+			ev := fetchEvent(c.Input)
+			name := "new URL(" + strings.TrimSpace(string(raw[:min(len(raw), 200)])) + ")"
+			if c.Failure {
+				_, err := InboundOrigin(ev)
+				checkError(t, err, &wantError{"failure", MsgRequestURL})
+				continue
+			}
+			got := [4]string{}
+			var errs [4]error
+			got[0], errs[0] = InboundOrigin(ev)
+			got[1], errs[1] = InboundHostname(ev)
+			got[2], errs[2] = InboundRawPath(ev)
+			got[3], errs[3] = InboundRawQuery(ev)
+			if errs[0] != nil && needsIDNA(c.Input) {
+				idna++
+				continue
+			}
+			if c.Origin == "" {
+				got[0] = "" // the entry does not say
+			}
+			if want := [4]string{c.Origin, c.Hostname, c.Pathname, c.Search}; got != want || errs != [4]error{} {
+				t.Errorf("%s: got %q %v, want %q", name, got, errs, want)
+			}
+		}
+		if ran < 300 {
+			t.Fatalf("only %d entries", ran)
+		}
+		t.Logf("%d entries, %d refused for IDNA", ran, idna)
+	})
 }
 
 // percentEncode is s UTF-8 percent-encoded with set.
 func percentEncode(s string, set encodeSet) string {
 	return string(appendPercentEncoded(make([]byte, 0, len(s)), s, set, false))
-}
-
-// TestURLTestDataInputs: the readers parse. Every WPT urltestdata.json
-// entry whose input is an absolute URL of a special scheme other than file
-// (base null, or an input of the base's scheme followed by "//") is passed
-// unparsed as Request.url: the readers answer the entry's origin,
-// hostname, pathname and search, or fail with MsgRequestURL where it is a
-// failure. Entries whose host needs IDNA (not ASCII after percent-decoding)
-// are refused, a documented difference, and counted.
-// Pins D33.
-func TestURLTestDataInputs(t *testing.T) {
-	var entries []json.RawMessage
-	readTestJSON(t, "urltestdata.json", &entries)
-	ran, idna := 0, 0
-	for _, raw := range entries {
-		var c struct {
-			Input, Origin, Hostname, Pathname, Search string
-			Base                                      *string
-			Failure                                   bool
-		}
-		if json.Unmarshal(raw, &c) != nil {
-			continue // comments
-		}
-		in := strings.ToLower(strings.TrimLeft(c.Input, c0OrSpace))
-		scheme, _, _ := strings.Cut(in, ":")
-		if !isSpecialScheme(scheme) || scheme == "file" ||
-			c.Base != nil && !strings.HasPrefix(in, scheme+"://") && !strings.HasPrefix(*c.Base, scheme+":") {
-			continue
-		}
-		if c.Base != nil && !strings.HasPrefix(in, scheme+"://") {
-			continue // relative to a base of its scheme
-		}
-		ran++
-		ev := fetchEvent(c.Input)
-		name := "new URL(" + strings.TrimSpace(string(raw[:min(len(raw), 200)])) + ")"
-		if c.Failure {
-			_, err := InboundOrigin(ev)
-			checkError(t, err, &wantError{"failure", MsgRequestURL})
-			continue
-		}
-		got := [4]string{}
-		var errs [4]error
-		got[0], errs[0] = InboundOrigin(ev)
-		got[1], errs[1] = InboundHostname(ev)
-		got[2], errs[2] = InboundRawPath(ev)
-		got[3], errs[3] = InboundRawQuery(ev)
-		if errs[0] != nil && needsIDNA(c.Input) {
-			idna++
-			continue
-		}
-		if c.Origin == "" {
-			got[0] = "" // the entry does not say
-		}
-		if want := [4]string{c.Origin, c.Hostname, c.Pathname, c.Search}; got != want || errs != [4]error{} {
-			t.Errorf("%s: got %q %v, want %q", name, got, errs, want)
-		}
-	}
-	if ran < 300 {
-		t.Fatalf("only %d entries", ran)
-	}
-	t.Logf("%d entries, %d refused for IDNA", ran, idna)
 }
 
 // needsIDNA reports whether the host of the absolute URL s is not ASCII

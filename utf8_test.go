@@ -64,46 +64,99 @@ func readChunks[T any](chunks [][]byte, read func(Event, int) (BodyStatus, T, er
 	return st, v, fb, err
 }
 
-// TestUTF8Decoding runs every one-shot case of the WHATWG data through the
-// lenient and strict readers, whole and at every chunking: "多字节字符跨块也能
-// 正确解码，且结果与如何分块无关".
+// TestUTF8Decoding runs the WHATWG decoding data (utf8-decoding.json)
+// through the lenient and strict readers. whole: every one-shot case,
+// whole and at every chunking: "多字节字符跨块也能正确解码，且结果与如何分块无关".
+// streaming: the streaming sequences mapped onto whole body reads: the
+// decode calls of one stream, up to the call without stream: true that
+// ends it, are one body whose chunks are the calls' bytes. A fatal decoder
+// throwing as a chunk arrives is the strict reader's status 4, cancelled
+// right after pulling that chunk (the rest of that stream no longer maps
+// onto a fresh body and is left out); throwing at the end is status 4
+// after the last chunk. Sequences with ignoreBOM, which the readers never
+// use, are left out.
 // Pins D41.
 func TestUTF8Decoding(t *testing.T) {
 	// Pins I64, I65, I66, I70, I72.
-	d := loadUTF8Decoding(t)
-	if len(d.Cases) != 1983 {
-		t.Fatalf("%d cases, want 1983", len(d.Cases))
-	}
-	checks := 0
-	for _, c := range d.Cases {
-		body := mustHex(t, c.Bytes)
-		if utf8.Valid(body) == c.Fatal {
-			t.Errorf("%s (%s): utf8.Valid disagrees with fatal=%v", c.Name, c.Bytes, c.Fatal)
+	t.Run("whole", func(t *testing.T) {
+		d := loadUTF8Decoding(t)
+		if len(d.Cases) != 1983 {
+			t.Fatalf("%d cases, want 1983", len(d.Cases))
 		}
-		for _, chunks := range chunkings(body) {
-			checks++
-			st, s, _, err := readChunks(chunks, ReadInboundText, MaxBodyLimit)
-			if err != nil || st != BodyOK || s != c.Lenient {
-				t.Errorf("%s (%s) in chunks %x: lenient (%d, %q, %v), want %q", c.Name, c.Bytes, chunks, st, s, err, c.Lenient)
+		checks := 0
+		for _, c := range d.Cases {
+			body := mustHex(t, c.Bytes)
+			if utf8.Valid(body) == c.Fatal {
+				t.Errorf("%s (%s): utf8.Valid disagrees with fatal=%v", c.Name, c.Bytes, c.Fatal)
 			}
-			st, s, fb, err := readChunks(chunks, ReadInboundStrictText, MaxBodyLimit)
-			switch {
-			case err != nil:
-				t.Errorf("%s (%s) in chunks %x: strict error %v", c.Name, c.Bytes, chunks, err)
-			case c.Fatal && (st != BodyInvalidUTF8 || s != ""):
-				t.Errorf("%s (%s) in chunks %x: strict (%d, %q), want (4, \"\")", c.Name, c.Bytes, chunks, st, s)
-			case !c.Fatal && (st != BodyOK || s != c.Lenient):
-				t.Errorf("%s (%s) in chunks %x: strict (%d, %q), want (0, %q)", c.Name, c.Bytes, chunks, st, s, c.Lenient)
-			case c.Fatal && fb.Canceled && (validPrefixOrEmpty(joinChunks(chunks[:fb.Pulls])) || !validPrefixOrEmpty(joinChunks(chunks[:fb.Pulls-1]))):
-				// "发现后立即取消读取流": cancelled at the first chunk that
-				// no continuation could make valid, not before, not after.
-				t.Errorf("%s (%s) in chunks %x: strict cancelled after %d chunks", c.Name, c.Bytes, chunks, fb.Pulls)
-			case c.Fatal && !fb.Canceled && (fb.Pulls != len(chunks) || !validPrefixOrEmpty(body)):
-				t.Errorf("%s (%s) in chunks %x: strict read to the end (%d pulls) a body bad before its end", c.Name, c.Bytes, chunks, fb.Pulls)
+			for _, chunks := range chunkings(body) {
+				checks++
+				st, s, _, err := readChunks(chunks, ReadInboundText, MaxBodyLimit)
+				if err != nil || st != BodyOK || s != c.Lenient {
+					t.Errorf("%s (%s) in chunks %x: lenient (%d, %q, %v), want %q", c.Name, c.Bytes, chunks, st, s, err, c.Lenient)
+				}
+				st, s, fb, err := readChunks(chunks, ReadInboundStrictText, MaxBodyLimit)
+				switch {
+				case err != nil:
+					t.Errorf("%s (%s) in chunks %x: strict error %v", c.Name, c.Bytes, chunks, err)
+				case c.Fatal && (st != BodyInvalidUTF8 || s != ""):
+					t.Errorf("%s (%s) in chunks %x: strict (%d, %q), want (4, \"\")", c.Name, c.Bytes, chunks, st, s)
+				case !c.Fatal && (st != BodyOK || s != c.Lenient):
+					t.Errorf("%s (%s) in chunks %x: strict (%d, %q), want (0, %q)", c.Name, c.Bytes, chunks, st, s, c.Lenient)
+				case c.Fatal && fb.Canceled && (validPrefixOrEmpty(joinChunks(chunks[:fb.Pulls])) || !validPrefixOrEmpty(joinChunks(chunks[:fb.Pulls-1]))):
+					// "发现后立即取消读取流": cancelled at the first chunk that
+					// no continuation could make valid, not before, not after.
+					t.Errorf("%s (%s) in chunks %x: strict cancelled after %d chunks", c.Name, c.Bytes, chunks, fb.Pulls)
+				case c.Fatal && !fb.Canceled && (fb.Pulls != len(chunks) || !validPrefixOrEmpty(body)):
+					t.Errorf("%s (%s) in chunks %x: strict read to the end (%d pulls) a body bad before its end", c.Name, c.Bytes, chunks, fb.Pulls)
+				}
 			}
 		}
-	}
-	t.Logf("%d cases, %d chunkings in all, each through both readers", len(d.Cases), checks)
+		t.Logf("%d cases, %d chunkings in all, each through both readers", len(d.Cases), checks)
+	})
+	t.Run("streaming", func(t *testing.T) {
+		d := loadUTF8Decoding(t)
+		bodies := 0
+		for _, s := range d.Streaming {
+			if s.IgnoreBOM {
+				continue
+			}
+			var chunks [][]byte
+			var out strings.Builder
+			skipping := false
+			for _, c := range s.Calls {
+				if !skipping {
+					if c.Bytes != nil {
+						chunks = append(chunks, mustHex(t, *c.Bytes))
+					}
+					out.WriteString(c.Output)
+					switch {
+					case c.Throws && c.Stream:
+						checkStreamingBody(t, s.Name, s.Fatal, chunks, "", throwOnChunk)
+						skipping = true
+						bodies++
+					case c.Throws && c.Bytes == nil:
+						checkStreamingBody(t, s.Name, s.Fatal, chunks, "", throwAtFlush)
+						bodies++
+					case c.Throws:
+						checkStreamingBody(t, s.Name, s.Fatal, chunks, "", throwAtLast)
+						bodies++
+					case !c.Stream:
+						checkStreamingBody(t, s.Name, s.Fatal, chunks, out.String(), noThrow)
+						bodies++
+					}
+				}
+				if !c.Stream {
+					chunks, skipping = nil, false
+					out.Reset()
+				}
+			}
+		}
+		if bodies < 40 {
+			t.Errorf("only %d bodies mapped from the streaming sequences", bodies)
+		}
+		t.Logf("%d whole-body reads from %d streaming sequences", bodies, len(d.Streaming))
+	})
 }
 
 func joinChunks(chunks [][]byte) []byte {
@@ -123,59 +176,6 @@ func validPrefixOrEmpty(p []byte) bool {
 		}
 	}
 	return false
-}
-
-// TestUTF8DecodingStreaming maps the WHATWG streaming sequences onto whole
-// body reads: the decode calls of one stream, up to the call without
-// stream: true that ends it, are one body whose chunks are the calls' bytes.
-// A fatal decoder throwing as a chunk arrives is the strict reader's status
-// 4, cancelled right after pulling that chunk (the rest of that stream no
-// longer maps onto a fresh body and is left out); throwing at the end is
-// status 4 after the last chunk. Sequences with ignoreBOM, which the readers
-// never use, are left out.
-// Pins D41.
-func TestUTF8DecodingStreaming(t *testing.T) {
-	d := loadUTF8Decoding(t)
-	bodies := 0
-	for _, s := range d.Streaming {
-		if s.IgnoreBOM {
-			continue
-		}
-		var chunks [][]byte
-		var out strings.Builder
-		skipping := false
-		for _, c := range s.Calls {
-			if !skipping {
-				if c.Bytes != nil {
-					chunks = append(chunks, mustHex(t, *c.Bytes))
-				}
-				out.WriteString(c.Output)
-				switch {
-				case c.Throws && c.Stream:
-					checkStreamingBody(t, s.Name, s.Fatal, chunks, "", throwOnChunk)
-					skipping = true
-					bodies++
-				case c.Throws && c.Bytes == nil:
-					checkStreamingBody(t, s.Name, s.Fatal, chunks, "", throwAtFlush)
-					bodies++
-				case c.Throws:
-					checkStreamingBody(t, s.Name, s.Fatal, chunks, "", throwAtLast)
-					bodies++
-				case !c.Stream:
-					checkStreamingBody(t, s.Name, s.Fatal, chunks, out.String(), noThrow)
-					bodies++
-				}
-			}
-			if !c.Stream {
-				chunks, skipping = nil, false
-				out.Reset()
-			}
-		}
-	}
-	if bodies < 40 {
-		t.Errorf("only %d bodies mapped from the streaming sequences", bodies)
-	}
-	t.Logf("%d whole-body reads from %d streaming sequences", bodies, len(d.Streaming))
 }
 
 type throwKind int

@@ -13,6 +13,7 @@ import (
 // with three replicas: the platform check, the consumer vectors, and the
 // loss of a stream leader mid-run.
 func TestClusterR3(t *testing.T) {
+	long(t, "a three-node cluster losing leaders, about 20 s")
 	c := startCluster(t)
 	p := openCluster(t, c)
 	t.Run("CheckQueuePlatform", func(t *testing.T) {
@@ -79,11 +80,11 @@ func retriesAcrossFailover(t *testing.T, c *cluster, p *Platform) {
 		_, ok := deliverWithin(t, p, "rf", 30*time.Second, func(ev hostbridge.Event) error {
 			for i, m := range ev.Batch().Messages() {
 				if m.Attempts == 1 {
-					_ = hostbridge.RetryQueueMessage(ev, i, 3)
+					_ = hostbridge.RetryQueueMessage(ev, i, 3) // the index is the batch's own: no error
 					continue
 				}
 				back++
-				_ = hostbridge.AckQueueMessage(ev, i)
+				_ = hostbridge.AckQueueMessage(ev, i) // the index is the batch's own: no error
 				if early := done[m.ID].Add(3 * time.Second).Sub(time.Now()); early > 0 || m.Attempts != 2 {
 					t.Errorf("%s (attempts %d) back %v before its 3 s delay", m.ID, m.Attempts, early)
 				}
@@ -152,7 +153,7 @@ func wantClusterStats(t *testing.T, c *cluster, p *Platform, queue string, want 
 	t.Helper()
 	waitStats(t, p, queue, want)
 	p.flushAll()
-	if s := openCluster(t, c).Stats(queue); s != want {
+	if s := openCluster(t, c).Stats(ctxBG, queue); s != want {
 		t.Errorf("stats read from the cluster %+v, want %+v", s, want)
 	}
 }

@@ -41,9 +41,7 @@ const (
 // new Platform reads exact counters from the cluster. -v logs a summary.
 // Pins D31.
 func TestClusterProcessFaults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a cluster of processes under faults takes about a minute")
-	}
+	long(t, "a cluster of processes under faults, about a minute")
 	rounds := 1
 	if *faultsLong {
 		rounds = 5
@@ -79,7 +77,7 @@ func openFaultPlatform(t *testing.T, c *procCluster) (*Platform, func() error, [
 		t.Fatal(err)
 	}
 	closeP := sync.OnceValue(p.Close)
-	t.Cleanup(func() { _ = closeP() })
+	t.Cleanup(func() { _ = closeP() }) // Close always returns nil
 	p.Bind("FQ", "fq")
 	p.Bind("BQ", "bq")
 	p.Grant("FQ", "BQ")
@@ -95,12 +93,12 @@ func openFaultPlatform(t *testing.T, c *procCluster) (*Platform, func() error, [
 		if q == "bq" {
 			limit = faultMaxPending
 		}
-		if err := p.SetLimits(q, limit, 0); err != nil {
+		if err := p.SetLimits(ctxBG, q, limit, 0); err != nil {
 			t.Fatal(err)
 		}
 		streams = append(streams, p.namesOf(q).stream)
 	}
-	p.Stats("fq") // the counter stream exists
+	p.Stats(ctxBG, "fq") // the counter stream exists
 	streams = append(streams, p.statsStream())
 	c.waitHealthy(streams...)
 	return p, closeP, streams
@@ -117,7 +115,7 @@ func runFaultConsumers(t *testing.T, p *Platform, h *faultHistory, queues ...str
 			handler = h.handleFQ
 		}
 		wg.Add(1)
-		go func() { defer wg.Done(); _ = p.Run(ctx, q, handler) }()
+		go func() { defer wg.Done(); _ = p.Run(ctx, q, handler) }() // Run ends with ctx
 	}
 	stop := func() { cancel(); wg.Wait() }
 	t.Cleanup(stop)

@@ -107,9 +107,9 @@ func newFaultHistory(t *testing.T) *faultHistory {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = f.Close()
+		_ = f.Close() // nothing written is left to flush
 		if keep := os.Getenv("NATSQUEUE_KEEP"); keep != "" && t.Failed() {
-			_ = os.CopyFS(keep, os.DirFS(filepath.Dir(f.Name())))
+			_ = os.CopyFS(keep, os.DirFS(filepath.Dir(f.Name()))) // best effort: the evidence of a failed run
 		}
 	})
 	h := emptyFaultHistory(time.Now(), "p", faultMaxRetries, "dlq")
@@ -133,7 +133,7 @@ func (h *faultHistory) record(format string, args ...any) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.file != nil {
-		_, _ = h.file.WriteString(line + "\n")
+		_, _ = h.file.WriteString(line + "\n") // a line lost shows as a failed check
 	}
 	h.apply(line)
 }
@@ -330,7 +330,7 @@ const lateBy = time.Second + 2*time.Second
 // findEarly finds the deliveries before their send's delay, and those
 // after a retry, with more attempts, before the retry's delay, but where
 // a node fault came between the handling retried and the early one
-// (doc.go, "Where JetStream cannot keep that": a change of the consumer's
+// (doc.go, "Bounds under node faults": a change of the consumer's
 // leader loses the holder's in-progress notices, and the original, its
 // copy not stored yet, reaches a second handler); when late
 // is set (a run with no fault), also the first deliveries later than
@@ -382,8 +382,8 @@ func (h *faultHistory) handlingOf(id string, r retryRecord) time.Time {
 }
 
 // findAttempts checks each message's handlings in order, against the
-// bounds doc.go states ("Attempts count deliveries", "Where JetStream
-// cannot keep that", "At least once"), where a node fault is what may
+// bounds doc.go states ("Attempts count deliveries", "Bounds under node
+// faults", "At least once"), where a node fault is what may
 // change a consumer's leader (faultSpan):
 //   - attempts never go back, but within faultSettle after a node came
 //     back from a pause (it may serve, as the consumer's leader it was,
@@ -706,7 +706,7 @@ func (h *faultHistory) checkCounters(t *testing.T, c *procCluster, prefix string
 	want, excess := h.expected(int64(info.State.LastSeq))
 	off := 0
 	for q, w := range want {
-		got := p.Stats(q)
+		got := p.Stats(ctxBG, q)
 		if got != w {
 			off++
 			t.Errorf("%s: counters read from the cluster %+v, the history says %+v", q, got, w)
@@ -746,7 +746,7 @@ func (h *faultHistory) summary(f findings, handlings func(id string) int) string
 		len(f.lost), len(f.earlySend), len(f.earlyRetry), len(f.late), len(f.back), len(f.notOne), len(f.twice), len(f.originalAgain), len(f.sameAcrossCrash), len(f.moreAcrossCrash), len(f.past),
 		len(f.over), len(f.afterAck), len(f.deadTwice), f.sameAcrossNode, f.repeatAcrossNode, f.earlyAcrossNode, f.moreAcrossNode, f.moreCrashes, f.deadTwiceNode, f.backAfterPause, h.largest, faultMaxPending)
 	if h.file != nil {
-		_, _ = fmt.Fprintf(h.file, "# %s\n", s)
+		_, _ = fmt.Fprintf(h.file, "# %s\n", s) // a line lost shows as a failed check
 		s += "; history " + h.file.Name()
 	}
 	return s

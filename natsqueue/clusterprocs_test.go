@@ -111,7 +111,7 @@ func (c *procCluster) signal(i int, sig syscall.Signal) {
 		c.t.Fatalf("signal %v to node %d: %v", sig, i, err)
 	}
 	if sig == syscall.SIGKILL {
-		_ = cmd.Wait()
+		_ = cmd.Wait() // a killed process's status
 		c.mu.Lock()
 		c.procs[i] = nil
 		c.mu.Unlock()
@@ -218,6 +218,7 @@ func (c *procCluster) waitHealthy(streams ...string) {
 // three replicas, then works; with one server of three up it gives up
 // after ReadyWait, saying the cluster is not ready and what it waited for.
 func TestOpenWaitsForCluster(t *testing.T) {
+	long(t, "starts a cluster of processes late, about 10 s")
 	c := newProcCluster(t)
 	c.start(0)
 	begin := time.Now()
@@ -232,12 +233,12 @@ func TestOpenWaitsForCluster(t *testing.T) {
 	if err != nil {
 		t.Fatalf("three servers just started: %v", err)
 	}
-	t.Cleanup(func() { _ = p.Close() })
+	t.Cleanup(func() { _ = p.Close() }) // Close always returns nil
 	t.Logf("ready %v after the servers started", time.Since(begin))
 	p.Bind("Q", "q")
 	p.Grant("Q")
 	send(t, p, `1`, 0)
-	if s := p.Stats("q"); s.Sent != 1 {
+	if s := p.Stats(ctxBG, "q"); s.Sent != 1 {
 		t.Errorf("stats %+v", s)
 	}
 }

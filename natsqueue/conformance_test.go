@@ -55,6 +55,7 @@ const retryUnitForRows = 50 * time.Millisecond
 // embedded single node: the calls the platform took, the outcome, and the
 // redeliveries with their attempts, after their delays.
 func TestConsumerVectors(t *testing.T) {
+	t.Parallel() // waits on timers; see TestMain
 	replayRows(t, openSingle(t))
 }
 

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"hostbridge"
+
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // TestDroppedAfterReopen: a dead-letter queue bounded by SetLimits keeps
@@ -19,7 +21,7 @@ import (
 func TestDroppedAfterReopen(t *testing.T) {
 	o := storeOptions(t)
 	p := openBound(t, o)
-	if err := p.SetLimits("dlq", 0, 1); err != nil {
+	if err := p.SetLimits(ctxBG, "dlq", 0, 1); err != nil {
 		t.Fatal(err)
 	}
 	for _, b := range []string{`1`, `2`} {
@@ -29,7 +31,7 @@ func TestDroppedAfterReopen(t *testing.T) {
 	}
 	want := hostbridge.QueueStats{Sent: 2, Pending: 1, Dropped: 1}
 	waitStats(t, p, "dlq", want)
-	_ = p.Close()
+	_ = p.Close() // Close always returns nil
 	p = openWith(t, o)
 	if _, err := p.Enqueue(context.Background(), "dlq", hostbridge.Message{Body: json.RawMessage(`3`)}, 0); err != nil {
 		t.Fatal(err)
@@ -55,9 +57,9 @@ func TestCountsStoredOnce(t *testing.T) {
 		}
 		cancel()
 	}
-	_ = p.Close()
+	_ = p.Close() // Close always returns nil
 	p = openWith(t, o)
-	if s := p.Stats("q"); s.Sent != 5 || s.Acked != 3 {
+	if s := p.Stats(ctxBG, "q"); s.Sent != 5 || s.Acked != 3 {
 		t.Errorf("stats %+v, want Sent 5, Acked 3", s)
 	}
 }
@@ -79,7 +81,7 @@ func (r *results) consume(ctx context.Context, p *Platform, queue string) {
 					poison = true
 					continue
 				}
-				_ = hostbridge.AckQueueMessage(ev, i)
+				_ = hostbridge.AckQueueMessage(ev, i) // the index is the batch's own: no error
 			}
 			if poison {
 				return errors.New("poison")
@@ -137,6 +139,7 @@ func sendSome(p *Platform, n int) int {
 // Acked, Retried, DeadLettered and Dropped what the deliveries reported.
 // Pins D31.
 func TestCountersExactUnderServerRestarts(t *testing.T) {
+	t.Parallel() // waits on timers; see TestMain
 	srv := newRestartable(t)
 	o := testOptions()
 	o.URLs = []string{srv.s.ClientURL()}
@@ -159,7 +162,7 @@ func TestCountersExactUnderServerRestarts(t *testing.T) {
 	waitDrained(t, p, "q", "dlq")
 	cancel()
 	wg.Wait()
-	_ = p.Close()
+	_ = p.Close() // Close always returns nil
 	p = openWith(t, o)
 	for _, q := range []string{"q", "dlq"} {
 		want := r.sum(q)
@@ -167,11 +170,61 @@ func TestCountersExactUnderServerRestarts(t *testing.T) {
 		if q == "dlq" {
 			want.Sent = r.sum("q").DeadLettered
 		}
-		got := p.Stats(q)
+		got := p.Stats(ctxBG, q)
 		got.Delivered, got.Pending = 0, 0
 		if got != want {
 			t.Errorf("%s: stats %+v, want %+v", q, got, want)
 		}
 	}
 	t.Logf("%d sent", sent)
+}
+
+// TestCountersReadFromLeader: a Platform reads a queue's counters from the
+// counter stream's leader, never with a direct get, which any member of the
+// stream's direct-get group answers: here a mirror of the counter stream
+// (MirrorDirect) that has another queue's counters and lacks q's, as a
+// replica that lags behind does. Twenty reads all give the stored counts.
+// Pins D31.
+func TestCountersReadFromLeader(t *testing.T) {
+	p := openSingle(t)
+	p.Bind("O", "other")
+	p.Grant("O")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := p.js.CreateStream(ctx, jetstream.StreamConfig{
+		Name: "LAGGING", Storage: jetstream.MemoryStorage, MirrorDirect: true,
+		Mirror: &jetstream.StreamSource{Name: p.statsStream(), FilterSubject: "HB-stats.other.>"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		send(t, p, `1`, 0)
+	}
+	if err := hostbridge.SendQueueMessage(ctx, p, "O", `1`, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"q", "other"} {
+		if err := p.flush(ctx, p.opened(q)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for { // the mirror answers direct gets once it has mirrored a message
+		s, err := p.js.Stream(ctx, "LAGGING")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.CachedInfo().State.Msgs > 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for i := range 20 {
+		var c counters
+		if err := p.loadCounters(ctx, p.opened("q").names, &c); err != nil {
+			t.Fatal(err)
+		}
+		if got := c[cSent].Load(); got != 3 {
+			t.Fatalf("read %d: sent %d, want 3", i, got)
+		}
+	}
 }

@@ -55,7 +55,7 @@ func (r *syncRecorder) record(t *testing.T, p *Platform, dir string, marker []by
 // storeHolds says whether a file under dir contains marker.
 func storeHolds(dir string, marker []byte) bool {
 	found := false
-	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error { // an unreadable file holds no marker
 		if err == nil && !d.IsDir() && !found {
 			b, _ := os.ReadFile(path)
 			found = bytes.Contains(b, marker)

@@ -31,12 +31,12 @@ func TestStoreOwner(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("second Open: %v, want %s", err, want)
 	}
-	_ = p.Close()
+	_ = p.Close() // Close always returns nil
 	p, err = Open(o)
 	if err != nil {
 		t.Fatalf("Open after Close: %v", err)
 	}
-	_ = p.Close()
+	_ = p.Close() // Close always returns nil
 }
 
 // TestStoreUncreatable: a StoreDir that cannot be created fails at once
@@ -151,13 +151,13 @@ func listeners(t *testing.T, table string, inodes map[string]bool) []string {
 func hexAddr(s string) string {
 	ip, port, _ := strings.Cut(s, ":")
 	var p int
-	_, _ = fmt.Sscanf(port, "%X", &p)
+	_, _ = fmt.Sscanf(port, "%X", &p) // /proc writes hex: a bad field gives 0, a wrong address the test reports
 	if len(ip) != 8 {
 		return fmt.Sprintf("[%s]:%d", ip, p)
 	}
 	var b [4]int
 	for i := range b {
-		_, _ = fmt.Sscanf(ip[6-2*i:8-2*i], "%X", &b[i])
+		_, _ = fmt.Sscanf(ip[6-2*i:8-2*i], "%X", &b[i]) // as the port
 	}
 	return fmt.Sprintf("%d.%d.%d.%d:%d", b[0], b[1], b[2], b[3], p)
 }

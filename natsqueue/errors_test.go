@@ -40,7 +40,7 @@ func TestSendCanceledContext(t *testing.T) {
 	if n := streamMsgs(t, p, "q"); n != 1 {
 		t.Errorf("stream holds %d messages, want 1", n)
 	}
-	if s := p.Stats("q"); s.Sent != 1 {
+	if s := p.Stats(ctxBG, "q"); s.Sent != 1 {
 		t.Errorf("sent %d, want 1", s.Sent)
 	}
 }
@@ -84,17 +84,23 @@ func (b *logBuffer) String() string {
 }
 
 // TestErrorsLogged: what Stats cannot return (the server is gone) goes to
-// Options.Logger; a single send that gets no answer says so, as a batch
+// Options.Logger, and it gives the last Pending it read; a single send that gets no answer says so, as a batch
 // does.
 func TestErrorsLogged(t *testing.T) {
+	t.Parallel() // waits on timers; see TestMain
 	var logs logBuffer
 	o := storeOptions(t)
-	o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	o.Timeout, o.Logger = time.Second, slog.New(slog.NewTextHandler(&logs, nil))
 	p := openWith(t, o)
 	send(t, p, `1`, 0)
+	p.Stats(ctxBG, "q") // Pending read: 1
 	p.embed.Shutdown()
 	p.embed.WaitForShutdown()
-	p.Stats("fresh")
+	time.Sleep(pendingCache) // the next read goes to the server, and fails
+	if s := p.Stats(ctxBG, "q"); s.Pending != 1 || s.Sent != 1 {
+		t.Errorf("Stats with the server gone: %+v, want the last Pending read (1) and Sent 1", s)
+	}
+	p.Stats(ctxBG, "fresh")
 	if !strings.Contains(logs.String(), "natsqueue: stats") || !strings.Contains(logs.String(), "queue=fresh") {
 		t.Errorf("log: %q", logs.String())
 	}

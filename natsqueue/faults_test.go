@@ -39,7 +39,7 @@ func (l *ledger) handler(ev hostbridge.Event) error {
 			poison = true
 			continue
 		}
-		_ = hostbridge.AckQueueMessage(ev, i)
+		_ = hostbridge.AckQueueMessage(ev, i) // the index is the batch's own: no error
 		l.mu.Lock()
 		l.delivered[body]++
 		l.at[body] = time.Now()
@@ -131,7 +131,7 @@ func runConsumers(t *testing.T, p *Platform, l *ledger, queues ...string) {
 	var wg sync.WaitGroup
 	for _, q := range queues {
 		wg.Add(1)
-		go func() { defer wg.Done(); _ = p.Run(ctx, q, l.handler) }()
+		go func() { defer wg.Done(); _ = p.Run(ctx, q, l.handler) }() // Run ends with ctx
 	}
 	t.Cleanup(func() { cancel(); wg.Wait() })
 }
@@ -141,6 +141,7 @@ func runConsumers(t *testing.T, p *Platform, l *ledger, queues ...string) {
 // message is delivered (a poison one dead-lettered), a delayed one too, none
 // lost; duplicates only as at-least-once allows, and counted.
 func TestServerRestart(t *testing.T) {
+	t.Parallel() // waits on timers; see TestMain
 	srv := newRestartable(t)
 	o := testOptions()
 	o.URLs = []string{srv.s.ClientURL()}
@@ -249,7 +250,10 @@ func waitDrained(t *testing.T, p *Platform, queues ...string) {
 // platform's reason within Options.Timeout (a Failure), never hangs; with
 // no server at all, Open fails.
 func TestServerUnreachable(t *testing.T) {
-	p := openSingle(t)
+	t.Parallel() // waits on timers; see TestMain
+	o := storeOptions(t)
+	o.Timeout = time.Second
+	p := openWith(t, o)
 	send(t, p, `1`, 0) // q's stream exists
 	p.Bind("FRESH", "fresh")
 	p.Grant("FRESH")

@@ -48,7 +48,7 @@ func openHosts(t *testing.T, n int, edit func(*hostbridge.ConsumerSettings)) ([]
 func deploymentStats(t *testing.T, hosts []*Platform, open func() *Platform, want map[string]hostbridge.QueueStats) {
 	t.Helper()
 	for _, p := range hosts {
-		_ = p.Close()
+		_ = p.Close() // Close always returns nil
 	}
 	p := open()
 	for queue, w := range want {
@@ -81,6 +81,7 @@ func noHandling(t *testing.T, p *Platform, queue string, d time.Duration) []host
 // counters, read by either host, are exactly what happened (no host
 // crashed): one send, two handler deliveries, one retry, one ack.
 func TestHostsRetriedOriginalNotHandedAgain(t *testing.T) {
+	t.Parallel() // waits on timers; see TestMain
 	hosts, open := openHosts(t, 2, func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
 	retriedOriginalElsewhere(t, hosts, open)
 }
@@ -89,6 +90,7 @@ func TestHostsRetriedOriginalNotHandedAgain(t *testing.T) {
 // on a 3-node cluster, every stream with three replicas: the copy's
 // look-up and the refusal of a second copy are the stream leader's.
 func TestClusterHostsRetriedOriginal(t *testing.T) {
+	long(t, "two hosts on a three-node cluster, about 15 s")
 	c := startCluster(t)
 	open := func() *Platform {
 		p := openCluster(t, c)
@@ -142,6 +144,7 @@ func retriedOriginalElsewhere(t *testing.T, hosts []*Platform, open func() *Plat
 // as stored before, not as an error), B removes the original, and the
 // stream holds A's copy alone.
 func TestHostsSecondCopyRefused(t *testing.T) {
+	t.Parallel() // waits on timers; see TestMain
 	hosts, _ := openHosts(t, 2, func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
 	a, b := hosts[0], hosts[1]
 	send(t, a, `1`, 0)
@@ -184,6 +187,7 @@ func TestHostsSecondCopyRefused(t *testing.T) {
 // copy and the counters are exactly what happened: one delivery and one
 // dead letter on q, one message sent to dlq.
 func TestHostsDeadLetterStoredOnce(t *testing.T) {
+	t.Parallel() // waits on timers; see TestMain
 	for _, copyFirst := range []bool{false, true} {
 		hosts, open := openHosts(t, 2, func(s *hostbridge.ConsumerSettings) {
 			s.MaxBatchTimeout, s.MaxRetries, s.DeadLetterQueue = 0, 0, "dlq"
@@ -272,6 +276,7 @@ func TestOlderStreamUpgraded(t *testing.T) {
 // nak'd for the server to drop, not held back for want of an answer; no
 // handler sees it.
 func TestHostsOriginalGoneWhileHeld(t *testing.T) {
+	t.Parallel() // waits on timers; see TestMain
 	hosts, _ := openHosts(t, 2, func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
 	a, b := hosts[0], hosts[1]
 	send(t, a, `1`, 0)
@@ -305,6 +310,7 @@ func TestHostsOriginalGoneWhileHeld(t *testing.T) {
 // nothing is reported; the queues end empty and no handler gets it again.
 // Pins D31.
 func TestHostsLateOutcomeAfterSettled(t *testing.T) {
+	t.Parallel() // waits on timers; see TestMain
 	for _, deadLetter := range []bool{false, true} {
 		hosts, _ := openHosts(t, 2, func(s *hostbridge.ConsumerSettings) {
 			s.MaxBatchTimeout = 0
@@ -330,7 +336,7 @@ func TestHostsLateOutcomeAfterSettled(t *testing.T) {
 		if deadLetter {
 			d.err = errors.New("fails")
 		} else {
-			_ = hostbridge.RetryQueueMessage(event{d.b}, 0, 0)
+			d.b.Retry(0, 0)
 		}
 		d.b.Close()
 		late := a.finish(d)

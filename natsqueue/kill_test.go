@@ -24,31 +24,11 @@ import (
 
 var faultsLong = flag.Bool("faults.long", false, "run the fault tests with many more faults (minutes)")
 
-// hosts are the host processes the test binary can be, by the environment
-// variable that makes it one: each runs with the variable's value (a
-// directory), so that the tests can SIGKILL a real process that holds the
-// embedded server.
-var hosts = map[string]func(dir string) error{
-	"NATSQUEUE_HOST": func(dir string) error {
-		n, _ := strconv.Atoi(os.Getenv("NATSQUEUE_HOST_SEND"))
+func init() {
+	hosts["NATSQUEUE_HOST"] = func(dir string) error {
+		n, _ := strconv.Atoi(os.Getenv("NATSQUEUE_HOST_SEND")) // unset: 0, send nothing
 		return runHost(dir, n)
-	},
-}
-
-// TestMain runs the test binary as a host process when one of hosts'
-// variables is set, else runs the tests.
-func TestMain(m *testing.M) {
-	for env, run := range hosts {
-		if dir := os.Getenv(env); dir != "" {
-			if err := run(dir); err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				os.Exit(1)
-			}
-			os.Exit(0)
-		}
 	}
-	flag.Parse()
-	os.Exit(m.Run())
 }
 
 // The settings of the killed host's queue q: every batch fails, so each
@@ -97,10 +77,10 @@ func runHost(dir string, n int) error {
 	dlq.Add(1)
 	go func() {
 		defer dlq.Done()
-		_ = p.Run(ctx, "dlq", func(ev hostbridge.Event) error {
+		_ = p.Run(ctx, "dlq", func(ev hostbridge.Event) error { // Run ends with ctx
 			for i, m := range ev.Batch().Messages() {
 				write("x %s", m.Body)
-				_ = hostbridge.AckQueueMessage(ev, i)
+				_ = hostbridge.AckQueueMessage(ev, i) // the index is the batch's own: no error
 			}
 			return nil
 		})
@@ -155,7 +135,7 @@ func historyWriter(path string) (func(format string, args ...any), error) {
 	return func(format string, args ...any) {
 		mu.Lock()
 		defer mu.Unlock()
-		_, _ = fmt.Fprintf(h, format+"\n", args...)
+		_, _ = fmt.Fprintf(h, format+"\n", args...) // a line lost shows as a failed check
 	}, nil
 }
 
@@ -183,9 +163,7 @@ func startHost(t *testing.T, dir string, send int) *exec.Cmd {
 // counts, a killed host's too.
 // Pins D31.
 func TestRetriesUnderKill(t *testing.T) {
-	if testing.Short() {
-		t.Skip("kills processes for about 30 s")
-	}
+	long(t, "kills host processes, about 10 s (30 s with -faults.long)")
 	dir := t.TempDir()
 	kills, n := 4, 60
 	if *faultsLong {
@@ -196,11 +174,11 @@ func TestRetriesUnderKill(t *testing.T) {
 	for range kills {
 		time.Sleep(time.Duration(500+rand.IntN(1500)) * time.Millisecond)
 		killed = append(killed, time.Now())
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		_ = cmd.Wait()
+		_ = cmd.Process.Signal(syscall.SIGKILL) // it may have ended already
+		_ = cmd.Wait()                          // a killed process's status
 		cmd = startHost(t, dir, 0)
 	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }() // it may have ended already
 	deadline := time.Now().Add(120 * time.Second)
 	for {
 		h := readHistory(t, dir+"/history")
@@ -209,7 +187,7 @@ func TestRetriesUnderKill(t *testing.T) {
 			h.check(t, killed)
 			t.Logf("%d sent, %d kills, %d deliveries", len(h.sent), kills, h.deliveries)
 			_ = cmd.Process.Signal(syscall.SIGTERM) // a clean stop: Close stores the last counts
-			_ = cmd.Wait()
+			_ = cmd.Wait()                          // a killed process's status
 			h.checkCounters(t, dir, killed)
 			return
 		}
@@ -219,7 +197,7 @@ func TestRetriesUnderKill(t *testing.T) {
 				t.Logf("%s: handled %+v, failed %v", b, h.handled[b], h.failed[b])
 			}
 			if keep := os.Getenv("NATSQUEUE_KEEP"); keep != "" {
-				_ = os.CopyFS(keep, os.DirFS(dir))
+				_ = os.CopyFS(keep, os.DirFS(dir)) // best effort: the evidence of a failed run
 			}
 			t.Fatalf("%d of %d sent messages never reached the dead-letter queue: %.200v", len(missing), len(h.sent), missing)
 		}
@@ -239,7 +217,7 @@ func TestRetriesUnderKill(t *testing.T) {
 func (h *history) checkCounters(t *testing.T, dir string, killed []time.Time) {
 	t.Helper()
 	p := openWith(t, Options{StoreDir: dir + "/store", Timeout: 5 * time.Second})
-	q, dlq := p.Stats("q"), p.Stats("dlq")
+	q, dlq := p.Stats(ctxBG, "q"), p.Stats(ctxBG, "dlq")
 	mayLose := 0
 	for _, at := range h.sentAt {
 		for _, k := range killed {

@@ -57,6 +57,7 @@ type msgGetRequest struct {
 type storedMsg struct {
 	Subject  string `json:"subject"`
 	Sequence uint64 `json:"seq"`
+	Data     []byte `json:"data"`
 }
 
 // leaderAPI is msgAPI on a Platform's connection, with JetStream's

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -179,67 +178,6 @@ func (o Options) withDefaults() (Options, error) {
 		return o, errors.New(msgPortNeedsPassword)
 	}
 	return o, nil
-}
-
-// connect starts the embedded server or dials URLs, checks the server's
-// version and, for the embedded server, waits until JetStream answers.
-func (p *Platform) connect() error {
-	if len(p.opts.URLs) > 0 {
-		return p.connectCluster()
-	}
-	e, err := startEmbedded(p.opts)
-	if err != nil {
-		return err
-	}
-	p.own, p.embed = e, e.srv
-	if err := p.dial("", e.auth); err != nil {
-		return err
-	}
-	if p.opts.SyncInterval == 0 && canSyncStore {
-		p.js = syncedJS{JetStream: p.js, g: &groupSync{sync: e.sync.sync}}
-	}
-	return p.waitJetStream()
-}
-
-// dial connects to url with extra options after natsqueue's own; the
-// client reconnects for ever, since a cluster may take a while to elect
-// leaders after a node is lost.
-func (p *Platform) dial(url string, extra []nats.Option) error {
-	opts := append([]nats.Option{nats.MaxReconnects(-1), nats.ReconnectWait(100 * time.Millisecond),
-		nats.Timeout(p.opts.Timeout), nats.Name("hostbridge natsqueue")}, extra...)
-	nc, err := nats.Connect(url, opts...)
-	if err != nil {
-		name := "the embedded server"
-		if url != "" {
-			name = redactURLs(strings.Split(url, ","))
-		}
-		return fmt.Errorf(msgConnect, name, err)
-	}
-	p.nc = nc
-	if err := checkVersion(nc.ConnectedServerVersion()); err != nil {
-		return err
-	}
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(p.opts.Timeout))
-	if err != nil {
-		return fmt.Errorf("natsqueue: %w", err)
-	}
-	p.js = js
-	return nil
-}
-
-// waitJetStream waits, up to 30 s, until JetStream answers (a restarted
-// server recovers its streams first).
-func (p *Platform) waitJetStream() error {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ctx, cancel := p.ctx()
-		_, err := p.js.AccountInfo(ctx)
-		cancel()
-		if err == nil || time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // Close stores the last send counts, closes the connection and stops the

@@ -134,7 +134,7 @@ func TestHandlerErrorAndPanic(t *testing.T) {
 	}
 	var failed time.Time // before the platform schedules the retry
 	r, _ := deliverWithin(t, p, "q", 30*time.Second, func(ev hostbridge.Event) error {
-		_ = hostbridge.AckQueueMessage(ev, 1)
+		_ = hostbridge.AckQueueMessage(ev, 1) // the index is the batch's own: no error
 		failed = time.Now()
 		return errors.New("boom")
 	})
@@ -171,6 +171,7 @@ func attempts(ev hostbridge.Event) []int {
 // (rounded up to the schedule's whole second), keeps its ID and send time,
 // and the schedule is gone from the stream once delivered.
 func TestDelayedSend(t *testing.T) {
+	t.Parallel() // waits on timers; see TestMain
 	p := openSingle(t)
 	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchSize, s.MaxBatchTimeout = 1, 0 })
 	sent := time.Now()
@@ -262,7 +263,7 @@ func TestExhaustedSkipsHandler(t *testing.T) {
 		if err != nil || len(msgs) != 1 {
 			t.Fatal(msgs, err)
 		}
-		_ = msgs[0].Nak()
+		_ = msgs[0].Nak() // the test reads what comes back, not the nak's answer
 	}
 	r, ok := deliverWithin(t, p, "q", 30*time.Second, func(hostbridge.Event) error {
 		t.Error("handler called")
@@ -276,6 +277,7 @@ func TestExhaustedSkipsHandler(t *testing.T) {
 // TestInProgress: a handler running past AckWait keeps its batch: no other
 // consumer gets it meanwhile, and it is acked once.
 func TestInProgress(t *testing.T) {
+	t.Parallel() // waits on timers; see TestMain
 	o := storeOptions(t)
 	o.AckWait = time.Second
 	p := openWith(t, o)
@@ -331,11 +333,12 @@ func TestSendRefused(t *testing.T) {
 // due, with its ID and send time.
 // Pins D31.
 func TestReopenKeepsDelayed(t *testing.T) {
+	t.Parallel() // waits on timers; see TestMain
 	o := storeOptions(t)
 	p := openBound(t, o) // closed by the test
 	sent := time.Now()
 	send(t, p, `"later"`, 2)
-	_ = p.Close()
+	_ = p.Close() // Close always returns nil
 	p = openWith(t, o)
 	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
 	r, ok := deliverWithin(t, p, "q", 30*time.Second, func(ev hostbridge.Event) error {

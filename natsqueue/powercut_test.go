@@ -61,7 +61,7 @@ func runPowerHost(dir string) error {
 	if n != powerOpenOnly {
 		p.Bind("Q", "q")
 		p.Grant("Q")
-		if err := p.SetLimits("q", 0, powerMaxMsgs); err != nil {
+		if err := p.SetLimits(ctxBG, "q", 0, powerMaxMsgs); err != nil {
 			return err
 		}
 		if err := powerSend(p, n, dir+"/history"); err != nil {
@@ -83,23 +83,32 @@ func powerSend(p *Platform, n int, history string) error {
 	if err != nil {
 		return err
 	}
-	var answered atomic.Int64
+	sendEach(p, n, func(body string, k int64) {
+		write("s %s %d", body, time.Now().UnixNano())
+		if k == int64(n/2) {
+			fmt.Println("half")
+		}
+	})
+	return nil
+}
+
+// sendEach sends n messages "p-<i>" to Q from powerSenders goroutines and
+// calls answered with each body whose send returned nil and the number of
+// sends answered so far.
+func sendEach(p *Platform, n int, answered func(body string, k int64)) {
+	var k atomic.Int64
 	var wg sync.WaitGroup
 	for g := range powerSenders {
 		wg.Go(func() {
 			for i := g; i < n; i += powerSenders {
 				body := fmt.Sprintf(`"p-%d"`, i)
 				if hostbridge.SendQueueMessage(context.Background(), p, "Q", body, 0) == nil {
-					write("s %s %d", body, time.Now().UnixNano())
-					if answered.Add(1) == int64(n/2) {
-						fmt.Println("half")
-					}
+					answered(body, k.Add(1))
 				}
 			}
 		})
 	}
 	wg.Wait()
-	return nil
 }
 
 // powerHost is a runPowerHost process.
@@ -125,7 +134,7 @@ func startPowerHost(t *testing.T, dir, store string, n int, every time.Duration)
 	if err := h.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = h.cmd.Process.Kill(); _ = h.cmd.Wait() })
+	t.Cleanup(func() { _ = h.cmd.Process.Kill(); _ = h.cmd.Wait() }) // it may have ended already
 	go func() {
 		defer close(h.lines)
 		sc := bufio.NewScanner(out)
@@ -144,7 +153,7 @@ func (h *powerHost) await(t *testing.T, line string) {
 		select {
 		case got, ok := <-h.lines:
 			if !ok {
-				_ = h.cmd.Wait()
+				_ = h.cmd.Wait() // a killed process's status
 				t.Fatalf("the host ended before %q: %s", line, h.stderr.String())
 			}
 			if got == line {
@@ -158,8 +167,8 @@ func (h *powerHost) await(t *testing.T, line string) {
 
 // kill SIGKILLs the host and waits for its end.
 func (h *powerHost) kill() {
-	_ = h.cmd.Process.Signal(syscall.SIGKILL)
-	_ = h.cmd.Wait()
+	_ = h.cmd.Process.Signal(syscall.SIGKILL) // it may have ended already
+	_ = h.cmd.Wait()                          // a killed process's status
 }
 
 // powerCut cuts the power of the host's machine: the host is stopped, its
@@ -196,24 +205,33 @@ func lossIn(t *testing.T, dir, store string) powerLoss {
 	o.StoreDir = store
 	p := openWith(t, o)
 	r := powerLoss{answered: len(h.sent), configLost: storedMaxMsgs(t, p, "q") != powerMaxMsgs}
+	r.stored, r.lost = drainLost(t, p, h.sent)
+	return r
+}
+
+// drainLost drains q (its stream created again if a cut lost it) and
+// returns how many messages its stream held first, and how many of the
+// bodies answered it never delivered.
+func drainLost(t *testing.T, p *Platform, answered []string) (stored, lost int) {
+	t.Helper()
 	s := hostbridge.DefaultConsumerSettings()
 	s.MaxBatchSize, s.MaxBatchTimeout = 100, 20*time.Millisecond
 	if err := p.SetConsumer("q", s); err != nil {
 		t.Fatal(err)
 	}
-	p.Stats("q") // q's stream, created again if the cut lost it
-	r.stored = int(streamMsgs(t, p, "q"))
+	p.Stats(ctxBG, "q") // q's stream, created again if the cut lost it
+	stored = int(streamMsgs(t, p, "q"))
 	l := newLedger()
 	runConsumers(t, p, l, "q")
 	waitDrained(t, p, "q")
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for _, b := range h.sent {
+	for _, b := range answered {
 		if l.delivered[b] == 0 {
-			r.lost++
+			lost++
 		}
 	}
-	return r
+	return stored, lost
 }
 
 // storedMaxMsgs is the bound on queue's stream as the server recovered
@@ -284,9 +302,7 @@ func (c powerCase) cut(t *testing.T) powerLoss {
 // its loss is the power cut's: killing the host alone loses nothing.
 // Pins D31.
 func TestPowerCut(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs hosts whose machine loses power, for about 20 s")
-	}
+	long(t, "cuts the power under hosts, about 10 s")
 	for _, c := range []powerCase{
 		{name: "cut once sent", n: 2000, when: "sent"},
 		{name: "cut while sending", n: 1000, when: "half"},

@@ -24,9 +24,9 @@ const (
 	scaleOutLoops     = 3
 )
 
-// BenchmarkScaleOut measures messages/s from send to ack (issue 28 item
-// 5) on one 3-node R3 cluster of nats-server processes, with one host and
-// with three hosts that send to and consume the same queue: an op is a
+// BenchmarkScaleOut measures messages/s from send to ack on one 3-node R3
+// cluster of nats-server processes, with one host and with three hosts
+// that send to and consume the same queue: an op is a
 // round of scaleOutRound messages, sent and counted until every one is
 // acked. The hosts are Platforms in the benchmark's process, each with its
 // own connection, producers and consumer loops: what is measured is how
@@ -60,7 +60,7 @@ func benchScaleOut(b *testing.B, c *procCluster, prefix string, hosts int) {
 		}
 		for range scaleOutLoops {
 			loops.Go(func() {
-				_ = p.Run(ctx, "q", func(ev hostbridge.Event) error {
+				_ = p.Run(ctx, "q", func(ev hostbridge.Event) error { // Run ends with ctx
 					n := int64(len(ev.Batch().Messages()))
 					if a := acked.Add(n); a >= goal.Load() && a-n < goal.Load() {
 						done <- struct{}{}

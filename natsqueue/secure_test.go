@@ -124,7 +124,7 @@ func TestSecuredCluster(t *testing.T) {
 		if _, ok := deliverWithin(t, p, "q", 10*time.Second, func(hostbridge.Event) error { return nil }); !ok {
 			t.Errorf("%s: nothing delivered", name)
 		}
-		_ = p.Close()
+		_ = p.Close() // Close always returns nil
 	}
 	connect := "natsqueue: connect to " + strings.Join(c.urls(), ",") + ": "
 	noIPSAN := connect + "nats: tls error: tls: failed to verify certificate: x509: cannot validate certificate for 127.0.0.1 because it doesn't contain any IP SANs"
@@ -144,7 +144,7 @@ func TestSecuredCluster(t *testing.T) {
 	} {
 		p, err := open(c.opts...)
 		if err == nil {
-			_ = p.Close()
+			_ = p.Close() // Close always returns nil
 			t.Errorf("%s: Open succeeded", c.name)
 			continue
 		}
@@ -176,14 +176,14 @@ func TestNoCredentialInClearText(t *testing.T) {
 			defer conn.Close()
 			info := `INFO {"server_id":"X","version":"2.15.2","max_payload":1048576,"auth_required":true,"tls_required":` +
 				map[bool]string{false: "false", true: "true"}[tlsRequired] + "}\r\n"
-			_, _ = conn.Write([]byte(info))
-			_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+			_, _ = conn.Write([]byte(info))                            // a client that got no INFO sends nothing: the test fails on what it reads
+			_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second)) // a TCP connection takes a deadline
 			b, _ := io.ReadAll(conn)
 			got <- b
 		}()
 		_, err = Open(Options{URLs: []string{"nats://" + l.Addr().String()}, Timeout: 2 * time.Second,
 			NATS: []nats.Option{nats.UserInfo("app", "s3cret-password")}})
-		_ = l.Close()
+		_ = l.Close() // nothing written is left to flush
 		sent := <-got
 		if err == nil || bytes.Contains(sent, []byte("s3cret-password")) || bytes.Contains(sent, []byte("CONNECT")) {
 			t.Errorf("tls_required %v: Open %v; the client sent %q", tlsRequired, err, sent)

@@ -156,7 +156,7 @@ func lockStore(dir string) (*os.File, error) {
 		return nil, fmt.Errorf("natsqueue: store: %w", err)
 	}
 	if err := lockFile(f); err != nil {
-		_ = f.Close()
+		_ = f.Close() // nothing was written to it; the error given is the lock's
 		return nil, fmt.Errorf(msgStoreInUse, dir, err)
 	}
 	return f, nil
@@ -164,11 +164,11 @@ func lockStore(dir string) (*os.File, error) {
 
 func unlockStore(f *os.File) {
 	unlockFile(f)
-	_ = f.Close()
+	_ = f.Close() // the lock file holds nothing: closing it only releases the lock
 }
 
 func randomHex(n int) string {
 	b := make([]byte, n)
-	_, _ = rand.Read(b)
+	_, _ = rand.Read(b) // crypto/rand.Read never returns an error (it crashes the program instead)
 	return hex.EncodeToString(b)
 }

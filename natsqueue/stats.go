@@ -76,19 +76,22 @@ func (p *Platform) ensureStats(ctx context.Context) (jetstream.Stream, error) {
 	return s, nil
 }
 
-// loadCounters reads queue n's counters from the stream.
+// loadCounters reads queue n's counters from the stream's leader. Not a
+// direct get: any replica may answer one (once it was about 90% caught up,
+// and again after a pause, before it catches up), and the eight counters,
+// read one by one, could then come from replicas at different points (sent
+// behind acked), a Platform's Stats off by that lag for as long as it runs.
 func (p *Platform) loadCounters(ctx context.Context, n names, c *counters) error {
-	s, err := p.ensureStats(ctx)
-	if err != nil {
+	if _, err := p.ensureStats(ctx); err != nil {
 		return err
 	}
 	for i := range nCounters {
-		var m *jetstream.RawStreamMsg
+		var m *storedMsg
 		err := untilResponders(ctx, func() (err error) {
-			m, err = s.GetLastMsgForSubject(ctx, n.counterSubject(p.opts.Prefix, i))
+			m, err = leaderAPI{p}.getMsg(ctx, p.statsStream(), msgGetRequest{LastFor: n.counterSubject(p.opts.Prefix, i)})
 			return err
 		})
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
+		if apiCode(err) == codeNoMessage {
 			continue
 		}
 		if err != nil {
@@ -133,10 +136,12 @@ func untilResponders(ctx context.Context, f func() error) error {
 // DeadLettered and Dropped as kept in JetStream (see counters), Pending the
 // size of its stream now. Dropped also counts the messages the stream
 // discarded to keep within a limit (SetLimits). InFlight and Ready are not
-// kept (0). While the server cannot be reached it returns zeros, or what
-// it counted, with the last Pending it read.
-func (p *Platform) Stats(queue string) hostbridge.QueueStats {
-	q, err := p.ensureQueue(context.Background(), queue)
+// kept (0). Its calls to the server end with ctx or after Options.Timeout;
+// the first for a queue creates its stream and consumer, as a send would.
+// While the server cannot be reached it returns zeros, or what it counted,
+// with the last Pending it read.
+func (p *Platform) Stats(ctx context.Context, queue string) hostbridge.QueueStats {
+	q, err := p.ensureQueue(ctx, queue)
 	if err != nil {
 		p.log().Warn("natsqueue: stats", "queue", queue, "err", err)
 		return hostbridge.QueueStats{}
@@ -144,7 +149,7 @@ func (p *Platform) Stats(queue string) hostbridge.QueueStats {
 	c := &q.counts
 	s := hostbridge.QueueStats{Sent: c[cSent].Load(), Delivered: c[cDelivered].Load(), Acked: c[cAcked].Load(),
 		Retried: c[cRetried].Load(), DeadLettered: c[cDeadLettered].Load(), Dropped: c[cDropped].Load()}
-	if s.Pending, err = p.pending(context.Background(), q); err != nil {
+	if s.Pending, err = p.pending(ctx, q); err != nil {
 		p.log().Warn("natsqueue: stats: pending", "queue", queue, "err", err)
 	}
 	if gone := s.Sent - s.Acked - s.DeadLettered - s.Dropped - s.Pending; gone > 0 && q.limited.Load() {
@@ -164,9 +169,11 @@ type MoreStats struct {
 }
 
 // MoreStats returns queue's counters beyond Stats (zeros while the server
-// cannot be reached and nothing was counted).
-func (p *Platform) MoreStats(queue string) MoreStats {
-	q, err := p.ensureQueue(context.Background(), queue)
+// cannot be reached and nothing was counted). Like Stats, its calls to the
+// server end with ctx or after Options.Timeout, and the first for a queue
+// creates its stream and consumer.
+func (p *Platform) MoreStats(ctx context.Context, queue string) MoreStats {
+	q, err := p.ensureQueue(ctx, queue)
 	if err != nil {
 		p.log().Warn("natsqueue: stats", "queue", queue, "err", err)
 		return MoreStats{}

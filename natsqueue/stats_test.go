@@ -3,6 +3,7 @@ package natsqueue
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -27,19 +28,19 @@ func TestStatsSurviveReopen(t *testing.T) {
 	deliverWithin(t, p, "q", 5*time.Second, func(ev hostbridge.Event) error {
 		for i, b := range bodies(ev) {
 			if b == `"ack"` {
-				_ = hostbridge.AckQueueMessage(ev, i)
+				_ = hostbridge.AckQueueMessage(ev, i) // the index is the batch's own: no error
 			}
 		}
 		return errors.New("boom")
 	})
 	want := hostbridge.QueueStats{Sent: 3, Delivered: 2, Acked: 1, DeadLettered: 1, Pending: 1}
 	waitStats(t, p, "q", want)
-	_ = p.Close()
+	_ = p.Close() // Close always returns nil
 	p = openWith(t, o)
-	if s := p.Stats("q"); s != want {
+	if s := p.Stats(ctxBG, "q"); s != want {
 		t.Errorf("after reopening: stats %+v, want %+v", s, want)
 	}
-	if s := p.Stats("dlq"); s != (hostbridge.QueueStats{Sent: 1, Pending: 1}) {
+	if s := p.Stats(ctxBG, "dlq"); s != (hostbridge.QueueStats{Sent: 1, Pending: 1}) {
 		t.Errorf("dlq stats %+v", s)
 	}
 }
@@ -50,10 +51,10 @@ func TestStatsSurviveReopen(t *testing.T) {
 func TestLimits(t *testing.T) {
 	p := openSingle(t)
 	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout, s.MaxRetries, s.DeadLetterQueue = 0, 0, "dlq" })
-	if err := p.SetLimits("q", 2, 0); err != nil {
+	if err := p.SetLimits(ctxBG, "q", 2, 0); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.SetLimits("dlq", 0, 1); err != nil {
+	if err := p.SetLimits(ctxBG, "dlq", 0, 1); err != nil {
 		t.Fatal(err)
 	}
 	send(t, p, `1`, 0)
@@ -65,10 +66,10 @@ func TestLimits(t *testing.T) {
 	if err := p.SendBatch(context.Background(), "Q", []hostbridge.BatchMessage{{Body: []byte(`3`)}, {Body: []byte(`4`)}}); !errors.Is(err, ErrQueueFull) {
 		t.Fatalf("batch: %v", err)
 	}
-	if s := p.Stats("q"); s.Sent != 2 || s.Pending != 2 {
+	if s := p.Stats(ctxBG, "q"); s.Sent != 2 || s.Pending != 2 {
 		t.Fatalf("stats %+v", s)
 	}
-	if err := p.SetLimits("q", 10, 0); err != nil {
+	if err := p.SetLimits(ctxBG, "q", 10, 0); err != nil {
 		t.Fatal(err)
 	}
 	send(t, p, `3`, 0)
@@ -85,7 +86,7 @@ func TestLimits(t *testing.T) {
 func waitStats(t *testing.T, p *Platform, queue string, want hostbridge.QueueStats) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
-	for s := p.Stats(queue); s != want; s = p.Stats(queue) {
+	for s := p.Stats(ctxBG, queue); s != want; s = p.Stats(ctxBG, queue) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%s stats %+v, want %+v", queue, s, want)
 		}
@@ -128,7 +129,7 @@ func TestMoreStatsSurviveReopen(t *testing.T) {
 	o := storeOptions(t)
 	p := openBound(t, o) // closed by the test
 	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
-	if err := p.SetLimits("q", 1, 0); err != nil {
+	if err := p.SetLimits(ctxBG, "q", 1, 0); err != nil {
 		t.Fatal(err)
 	}
 	send(t, p, `1`, 0)
@@ -140,12 +141,41 @@ func TestMoreStatsSurviveReopen(t *testing.T) {
 	}
 	deliverWithin(t, p, "q", 5*time.Second, func(hostbridge.Event) error { return nil })
 	want := MoreStats{Batches: 1, RefusedFull: 2}
-	if s := p.MoreStats("q"); s != want {
+	if s := p.MoreStats(ctxBG, "q"); s != want {
 		t.Errorf("MoreStats %+v, want %+v", s, want)
 	}
-	_ = p.Close()
+	_ = p.Close() // Close always returns nil
 	p = openWith(t, o)
-	if s := p.MoreStats("q"); s != want {
+	if s := p.MoreStats(ctxBG, "q"); s != want {
 		t.Errorf("after reopening: MoreStats %+v, want %+v", s, want)
+	}
+}
+
+// TestStatsHonoursContext: Stats, MoreStats and SetLimits reach the server
+// within their context: with one that has ended, each returns at once
+// (zeros, an error) and none creates the stream of a queue not used yet.
+func TestStatsHonoursContext(t *testing.T) {
+	o := storeOptions(t)
+	o.Logger = slog.New(slog.DiscardHandler) // the two warnings are TestErrorsLogged's
+	p := openWith(t, o)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	start := time.Now()
+	if s := p.Stats(ctx, "fresh"); s != (hostbridge.QueueStats{}) {
+		t.Errorf("Stats: %+v", s)
+	}
+	if s := p.MoreStats(ctx, "fresh"); s != (MoreStats{}) {
+		t.Errorf("MoreStats: %+v", s)
+	}
+	if err := p.SetLimits(ctx, "fresh", 1, 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("SetLimits: %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("took %v", d)
+	}
+	sctx, scancel := p.ctx()
+	defer scancel()
+	if _, err := p.js.Stream(sctx, p.namesOf("fresh").stream); !errors.Is(err, jetstream.ErrStreamNotFound) {
+		t.Errorf("fresh's stream: %v, want none", err)
 	}
 }

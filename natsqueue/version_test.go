@@ -18,13 +18,14 @@ const oldServer = "v2.9.10"
 // Go module proxy, cached by GOCACHE) fails, naming the version found and
 // the minimum. It fails, not skips, where the server cannot be built.
 func TestOldServerRefused(t *testing.T) {
+	long(t, "builds and runs nats-server v2.9.10, about a minute the first time")
 	bin := buildServer(t, oldServer)
 	port := freePorts(t, 1)[0]
 	cmd := exec.Command(bin, "-a", "127.0.0.1", "-p", strconv.Itoa(port), "-js", "-sd", t.TempDir())
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }) // it may have ended already
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	waitListening(t, addr)
 	p, err := Open(Options{URLs: []string{"nats://" + addr}, Timeout: 5 * time.Second})
@@ -33,7 +34,7 @@ func TestOldServerRefused(t *testing.T) {
 		t.Errorf("Open: %v, want %s", err, want)
 	}
 	if p != nil {
-		_ = p.Close()
+		_ = p.Close() // Close always returns nil
 	}
 }
 
@@ -56,7 +57,7 @@ func waitListening(t *testing.T, addr string) {
 	for {
 		c, err := net.Dial("tcp", addr)
 		if err == nil {
-			_ = c.Close()
+			_ = c.Close() // nothing written is left to flush
 			return
 		}
 		if time.Now().After(deadline) {

@@ -4,7 +4,11 @@
 // (routes, statuses, consumer loop, flags, /stats, shutdown); this main
 // gives it the in-memory store.
 //
-//	go run ./cmd/pagequeue [-addr 127.0.0.1:8787] [-fail 0.1] [-tls-cert cert.pem -tls-key key.pem] [-token-file token]
+//	go build -o pagequeue ./cmd/pagequeue && ./pagequeue [-addr 127.0.0.1:8787] [-fail 0.1] [-tls-cert cert.pem -tls-key key.pem] [-token-file token]
+//
+// Run it built: Ctrl-C (SIGINT) or SIGTERM stops it cleanly. Under go run
+// the go command passes no signal on, and a script's kill of it leaves the
+// host running.
 package main
 
 import (

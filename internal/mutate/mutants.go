@@ -24,7 +24,7 @@ type mutant struct {
 	wrap         wrapKind // how a schema mutant that is not a boolean switches
 	// key names the mutant by file, function, the line's text and the
 	// change, so that it survives edits elsewhere in the file:
-	//   delivery.go againLocked `if m.tries > s.MaxRetries {` > → >= #1
+	//   outcome.go Settle `case deliveries > s.MaxRetries:` > → >= #1
 	key string
 }
 

@@ -28,7 +28,7 @@ var pkgs = map[string]pkg{
 	// The root package: the reference (canon_ref*.go) is tested in its build, where
 	// every canonical JSON test runs on it. Its long tests are skipped.
 	".": {
-		files: "limits.go,canon_ref.go,queue.go,batch.go,consumer.go,body.go,batchrecord.go,delivery.go," +
+		files: "limits.go,canon_ref.go,queue.go,batch.go,consumer.go,body.go,batchrecord.go,outcome.go,delivery.go," +
 			"inbound.go,url.go,form.go,utf8.go,httpevent.go,memory.go,fakeevent.go," +
 			"canon.go,canon_fast_string.go,canon_fast_number.go,canon_fast.go," +
 			"canon_ref_number.go,canon_ref_string.go,canon_ref_batch.go,canon_ref_select.go," +
@@ -46,6 +46,7 @@ var pkgs = map[string]pkg{
 			"batch.go":            {"Producer|Batch|Error|Send|Example|CheckQueue|Memory|Reference|Delay", ""},
 			"consumer.go":         {"Consumer|Queue|Memory|Example|CheckQueue|AckRetry", ""},
 			"batchrecord.go":      {"BatchRecord|Outcome|Consumer|Queue|Memory|AckRetry|CheckQueue|Example", ""},
+			"outcome.go":          {"Settle|Memory|CheckQueue|Queue|Consumer|DeadLetter|Example", ""},
 			"delivery.go":         {"Memory|CheckQueue|Queue|Example|DeadLetter", ""},
 			"body.go":             {"Body|Inbound|HTTPEvent|JSON|ContentLength|Lenient|ReadMemory|CountBefore|Block|UTF8|Strict|Example|Header|DeclaredLength|Lock", ""},
 			"inbound.go":          {"Inbound|Header|SpecFunctions|URL|Fake|NewRequest|HTTPEvent|SameOrigin", ""},
@@ -66,16 +67,17 @@ var pkgs = map[string]pkg{
 		},
 	},
 	// natsqueue, the NATS JetStream platform (a module of its own): its
-	// durability code. Not -short: TestPowerCut (a power cut on a FUSE
-	// file system, about 10 s) is what tells a store synced from one not.
+	// durability code. Not -short, and HOSTBRIDGE_LONG=1 (runner.go):
+	// TestPowerCut (a power cut on a FUSE file system, about 10 s) is what
+	// tells a store synced from one not.
 	"natsqueue": {
-		files:       "durability.go,sync_linux.go,pending.go,retry.go",
+		files:       "durability.go,sync_linux.go,limits.go,copies.go",
 		equivalents: "natsqueue/mutate-equivalent.txt",
 		subsets: map[string]subset{
 			"durability.go": {"^(TestGroupSync|TestSendWaitsForSync|TestSyncPolicy|TestPowerCut)$", ""},
 			"sync_linux.go": {"^(TestStoreSyncer|TestSendWaitsForSync|TestSyncPolicy|TestPowerCut)$", ""},
-			"pending.go":    {"^(TestMaxPending.*|TestLimits.*|TestDroppedAfterReopen|TestStatsSurviveReopen|TestCountsStoredOnce)$", ""},
-			"retry.go":      {"^(TestRetry.*|TestOriginal.*|TestDeadLetter.*|TestPublishConfirmed|TestAlreadyGone|TestMaxRetriesDeadLetter|TestExhaustedSkipsHandler|TestHandlerErrorAndPanic|TestConsumerVectors|TestServerRestart|TestHosts.*|TestAttemptsAfterCrash|TestHeldBackNotCounted|TestRemove.*|TestOlderStreamUpgraded)$", ""},
+			"limits.go":     {"^(TestMaxPending.*|TestLimits.*|TestDroppedAfterReopen|TestStatsSurviveReopen|TestCountsStoredOnce)$", ""},
+			"copies.go":     {"^(TestRetry.*|TestOriginal.*|TestDeadLetter.*|TestPublishConfirmed|TestAlreadyGone|TestMaxRetriesDeadLetter|TestExhaustedSkipsHandler|TestHandlerErrorAndPanic|TestConsumerVectors|TestServerRestart|TestHosts.*|TestAttemptsAfterCrash|TestHeldBackNotCounted|TestRemove.*|TestOlderStreamUpgraded)$", ""},
 		},
 	},
 }

@@ -143,6 +143,9 @@ func (r runner) runOnce(bin, file string, k int, timeout time.Duration) (passed,
 	cmd := exec.CommandContext(ctx, bin, "-test.count=1", fmt.Sprintf("-test.short=%v", r.pkg.short),
 		"-test.failfast", "-test.run", run, "-test.timeout", timeout.String())
 	cmd.Env = append(os.Environ(), fmt.Sprintf("MUTATE_ACTIVE=%d", k))
+	if !r.pkg.short {
+		cmd.Env = append(cmd.Env, "HOSTBRIDGE_LONG=1") // natsqueue's long rounds (TestPowerCut) kill mutants
+	}
 	out, err := cmd.CombinedOutput()
 	return err == nil, ctx.Err() != nil || bytes.Contains(out, []byte("panic: test timed out after"))
 }

@@ -137,7 +137,13 @@ func (p *process) upload(t *testing.T) {
 // process must end within a bound.
 func (p *process) stop(t *testing.T) (int, string) {
 	t.Helper()
-	syscall.Kill(p.pid, syscall.SIGINT)
+	return p.stopWith(t, syscall.SIGINT)
+}
+
+// stopWith is stop with the signal sig.
+func (p *process) stopWith(t *testing.T, sig syscall.Signal) (int, string) {
+	t.Helper()
+	syscall.Kill(p.pid, sig)
 	exited := make(chan []byte, 1)
 	go func() {
 		rest, _ := io.ReadAll(p.log) // before Wait, which closes the pipe
@@ -148,7 +154,7 @@ func (p *process) stop(t *testing.T) (int, string) {
 	case rest := <-exited:
 		return p.cmd.ProcessState.ExitCode(), string(rest)
 	case <-time.After(30 * time.Second):
-		t.Fatal("the process did not end within 30 s of SIGINT")
+		t.Fatalf("the process did not end within 30 s of %v", sig)
 	}
 	return 0, ""
 }
@@ -330,4 +336,33 @@ func TestProcessExposed(t *testing.T) {
 		}
 	}
 	go io.Copy(io.Discard, p.log)
+}
+
+// TestProcessStartAndStop: the command starts with an empty queue (a
+// POST /pages queues the first message) and stops cleanly, exit 0 with its
+// final line, on SIGINT (Ctrl-C) and on SIGTERM (a script's kill), run in
+// the foreground or as a script's background job.
+func TestProcessStartAndStop(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		for name, start := range map[string]func(*testing.T, ...string) *process{
+			"foreground": startProcess, "background": startInBackground,
+		} {
+			t.Run(fmt.Sprintf("%v/%s", sig, name), func(t *testing.T) {
+				p := start(t)
+				if s := p.stats(t); s.Sent != 0 || s.Pending != 0 {
+					t.Errorf("on start: %+v, want nothing sent", s)
+				}
+				if code, v := post(t, http.DefaultClient, p.base+"/pages/release/x?version=v8", ""); code != http.StatusAccepted {
+					t.Fatal(code, v)
+				}
+				if s := p.stats(t); s.Sent != 1 {
+					t.Errorf("after one POST: %+v, want 1 sent", s)
+				}
+				code, rest := p.stopWith(t, sig)
+				if code != 0 || !strings.Contains(rest, "shutting down") || !strings.Contains(rest, "stopped: ") {
+					t.Errorf("exit %d, want 0 after the final line; log %s", code, rest)
+				}
+			})
+		}
+	}
 }

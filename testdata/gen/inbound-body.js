@@ -4,6 +4,9 @@
 // decodes leniently as Request.json() does, while the bounded function stays
 // strict. The format is that of inbound-conformance.json (testdata/README.md).
 //
+// A last table, 状态的检查顺序, pins the spec's order of the status checks
+// (its rows say "level": "spec": they are the spec's rule, not a decision).
+//
 // The requests are written below; every expectation is computed here by a
 // model of the spec's reading rules on Node.js's own TextDecoder and JSON:
 //   - strict (读取入站有限正文严格文字, 读取入站有限癸象正文文): chunk by chunk,
@@ -137,12 +140,42 @@ const lenientJSON = [
     [[JSONFN], [BOUNDED, 100]]),
 ];
 
+// The order of the status checks (网页入站 0.8.0: no body or a bodyless
+// method, then a used body, then the declared Content-Length, then the
+// read): each request below fails two of them, and the first one decides.
+// Each function on a fresh request; none pulls a chunk.
+const READERS = ['读取入站有限正文字节', '读取入站有限正文文字', STRICT, BOUNDED];
+
+function orderRow(situation, observe, method, body, status) {
+  const used = !!(body && body.used);
+  return {
+    情境: situation,
+    必须观察到: observe,
+    level: 'spec',
+    cases: READERS.map((fn) => {
+      const c = { function: fn, limit: 10, expect: { status, [fn === READERS[0] ? 'bytes' : 'text']: fn === READERS[0] ? null : '' } };
+      if (body) c.body_after = { pulls: 0, canceled: false, used };
+      return {
+        request: { kind: 'fetch', method, url: 'https://example.com/api', headers: [['Content-Length', '100']], body },
+        calls: [c],
+      };
+    }),
+  };
+}
+
+const checkOrder = [
+  orderRow('GET，声明 Content-Length: 100，上限 10', '状态 2（不读正文的方法），先于 Content-Length 的状态 1', 'GET', { chunks: ['hello'] }, 2),
+  orderRow('POST 没有正文流，声明 Content-Length: 100，上限 10', '状态 2，先于状态 1', 'POST', null, 2),
+  orderRow('POST 正文已被读取，声明 Content-Length: 100，上限 10', '状态 3，先于状态 1', 'POST', { chunks: ['hello'], used: true }, 3),
+];
+
 const doc = {
   source: 'hostbridge decisions (doc.go, Bounded body reads), not a spec table: requests written by hand, expectations computed by testdata/gen/inbound-body.js with Node.js ' + process.version + ' (TextDecoder, JSON)',
   format: 'see testdata/README.md, section 网页入站 body rows',
   tables: [
     { table: '先计数后验证（宿主桥决定）', rows: countFirst },
     { table: '读取入站癸象正文文 宽松解码（宿主桥决定）', rows: lenientJSON },
+    { table: '状态的检查顺序', rows: checkOrder },
   ],
 };
 process.stdout.write(JSON.stringify(doc, null, 1) + '\n');

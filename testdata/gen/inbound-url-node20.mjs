@@ -2,7 +2,8 @@
 // current URL Standard: the xn-- host rows with workerd_differs, whose host
 // the standard's domain to ASCII keeps (an ASCII domain, lower-cased) and
 // node 20's new URL refuses. Each such row gets "node20_differs": true and
-// "node20", what node 20 answers through the model host of check/host.mjs
+// "node20", what node 20 answers through the JavaScript host of
+// conform/js/host.mjs
 // (a value, or {"error": {kind, message}}); every other row must get from
 // node exactly what it expects, or this script fails. Rewrites the file in
 // place (Node.js 20, from the repository root):
@@ -10,9 +11,8 @@
 //   node testdata/gen/inbound-url-node20.mjs
 
 import { readFileSync, writeFileSync } from 'node:fs';
-import { call } from '../check/host.mjs';
-import { expected, readerEvent } from '../check/inbound.mjs';
-import { outcome } from '../check/lib.mjs';
+import { call } from '../../conform/js/host.mjs';
+import { outcome } from '../../conform/js/protocol.mjs';
 
 const file = new URL('../inbound-url.json', import.meta.url);
 const doc = JSON.parse(readFileSync(file, 'utf8'));
@@ -20,8 +20,9 @@ const doc = JSON.parse(readFileSync(file, 'utf8'));
 for (const row of doc.rows) {
   delete row.node20_differs;
   delete row.node20;
-  const got = outcome(() => call(row.call, readerEvent(row), row.arg ?? ''));
-  const want = expected(row);
+  const request = row.no_request ? null : { method: row.method, url: row.url, headers: new Headers() };
+  const got = await outcome(() => call({ kind: row.kind, request }, row.call, [row.arg ?? '']));
+  const want = row.error ? { error: row.error } : { value: row.want };
   if (JSON.stringify(got) === JSON.stringify(want)) continue;
   if (!row.workerd_differs) {
     throw new Error(`${row.情境}: node answers ${JSON.stringify(got)}, the row ${JSON.stringify(want)}`);

@@ -7,7 +7,7 @@
 //
 // Generated with Node.js v20.20.2. Rows in CORRECTIONS are where the current
 // URL Standard differs from Node 20 (U+005E (^) in the path percent-encode
-// set; see testdata/check/urltestdata-node20-differences.json): marked
+// set; see conform/js/urltestdata-node20-differences.json): marked
 // node20_differs, node's value kept in node20, want corrected by hand. Rows
 // in DECISIONS are the reference's own choice where it parses less than
 // new URL (a scheme no request has, a host that needs IDNA): the readers

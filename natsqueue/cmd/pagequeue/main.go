@@ -126,8 +126,14 @@ func (s store) SendBatch(ctx context.Context, binding string, msgs []hostbridge.
 // KeptCounts are the batches and full-queue refusals natsqueue keeps, so
 // that /stats' batches and refusedFull survive restarts.
 func (s store) KeptCounts(queue string) (batches, refusedFull int64) {
-	m := s.MoreStats(queue)
+	m := s.MoreStats(context.Background(), queue) // bounded by Options.Timeout
 	return m.Batches, m.RefusedFull
+}
+
+// Stats is natsqueue's Stats for the host's /stats, each call to the
+// server bounded by Options.Timeout.
+func (s store) Stats(queue string) hostbridge.QueueStats {
+	return s.Platform.Stats(context.Background(), queue)
 }
 
 // fullError is natsqueue's full queue as the host's.
@@ -144,11 +150,12 @@ func (s store) SetLimits(queue string, l pagehost.Limits) error {
 	if err := l.Check(); err != nil {
 		return err
 	}
-	if err := s.Platform.SetLimits(queue, l.MaxPending, 0); err != nil {
+	ctx := context.Background() // each call bounded by Options.Timeout
+	if err := s.Platform.SetLimits(ctx, queue, l.MaxPending, 0); err != nil {
 		return err
 	}
 	if dead := s.Consumer(queue).DeadLetterQueue; dead != "" {
-		return s.Platform.SetLimits(dead, 0, l.MaxDeadLetters)
+		return s.Platform.SetLimits(ctx, dead, 0, l.MaxDeadLetters)
 	}
 	return nil
 }

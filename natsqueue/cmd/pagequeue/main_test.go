@@ -41,7 +41,7 @@ func start(t testing.TB, dir string) (*exec.Cmd, string) {
 func startArgs(t testing.TB, args ...string) (*exec.Cmd, string) {
 	t.Helper()
 	cmd, base, log, _ := startLog(t, args...)
-	go func() { _, _ = io.Copy(io.Discard, log) }()
+	go func() { _, _ = io.Copy(io.Discard, log) }() // draining: the log ends with the host
 	return cmd, base
 }
 
@@ -58,7 +58,7 @@ func startLog(t testing.TB, args ...string) (*exec.Cmd, string, *bufio.Reader, s
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }) // it may have ended already
 	log := bufio.NewReader(stderr)
 	for {
 		line, err := log.ReadString('\n')
@@ -103,7 +103,7 @@ func load(base string, stop <-chan struct{}, accepted *atomic.Int64) {
 				if err != nil {
 					continue
 				}
-				_, _ = io.Copy(io.Discard, resp.Body)
+				_, _ = io.Copy(io.Discard, resp.Body) // draining for reuse: the status is what is checked
 				resp.Body.Close()
 				if resp.StatusCode == http.StatusAccepted {
 					accepted.Add(1)
@@ -131,8 +131,8 @@ func TestKillAndRestart(t *testing.T) {
 	for deadline := time.Now().Add(30 * time.Second); acceptedN.Load() == 0 && time.Now().Before(deadline); {
 		time.Sleep(50 * time.Millisecond)
 	}
-	_ = cmd.Process.Signal(syscall.SIGKILL)
-	_ = cmd.Wait()
+	_ = cmd.Process.Signal(syscall.SIGKILL) // it may have ended already
+	_ = cmd.Wait()                          // a killed process's status
 	close(stop)
 	<-done
 	accepted := acceptedN.Load()
@@ -204,7 +204,7 @@ func postPages(b *testing.B, client *http.Client, base string, next *atomic.Int6
 			b.Error(err)
 			return
 		}
-		_, _ = io.Copy(io.Discard, resp.Body)
+		_, _ = io.Copy(io.Discard, resp.Body) // draining for reuse: the status is what is checked
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusAccepted {
 			b.Errorf("page %d: %s", i, resp.Status)
@@ -228,7 +228,7 @@ func TestFinalLinePending(t *testing.T) {
 		t.Fatalf("post: %v %v", err, resp)
 	}
 	resp.Body.Close()
-	_ = cmd.Process.Signal(syscall.SIGINT)
+	_ = cmd.Process.Signal(syscall.SIGINT) // it may have ended already
 	rest, _ := io.ReadAll(log)
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("exit: %v", err)
@@ -277,8 +277,8 @@ func TestStatsSurviveRestart(t *testing.T) {
 		t.Fatalf("second page, queue full: %d", code)
 	}
 	before := stats(t, base)
-	_ = cmd.Process.Signal(syscall.SIGINT)
-	_ = cmd.Wait()
+	_ = cmd.Process.Signal(syscall.SIGINT) // it may have ended already
+	_ = cmd.Wait()                         // a killed process's status
 	_, base = startArgs(t, args...)
 	after := stats(t, base)
 	before.Connections, after.Connections = 0, 0
@@ -323,7 +323,7 @@ func TestListeningLineStore(t *testing.T) {
 		if !strings.Contains(line, want) {
 			t.Errorf("-sync-interval %s: %s", policy, line)
 		}
-		_ = cmd.Process.Signal(syscall.SIGINT)
-		_ = cmd.Wait()
+		_ = cmd.Process.Signal(syscall.SIGINT) // it may have ended already
+		_ = cmd.Wait()                         // a killed process's status
 	}
 }

@@ -67,7 +67,7 @@ func TestNATSFlags(t *testing.T) {
 		var f natsFlags
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		f.register(fs)
-		_ = fs.Parse(strings.Fields(args))
+		_ = fs.Parse(strings.Fields(args)) // these flags parse; portPassword's result is what is checked
 		got, err := f.portPassword()
 		if got != want || (err == nil) != (want != "" || args == "") {
 			t.Errorf("%s: %q %v", args, got, err)

@@ -17,25 +17,26 @@ var ErrQueueFull = errors.New("queue is full: too many messages pending")
 // it over, producers elsewhere may); and its stream keeps at most maxMsgs
 // messages, discarding the oldest (0: no bound): for a dead-letter queue
 // nobody consumes. Stats counts the discarded ones as Dropped, also once
-// the bound is lifted.
-func (p *Platform) SetLimits(queue string, maxPending, maxMsgs int) error {
+// the bound is lifted. Its calls to the server end with ctx or after
+// Options.Timeout; the first for a queue creates its stream and consumer.
+func (p *Platform) SetLimits(ctx context.Context, queue string, maxPending, maxMsgs int) error {
 	if maxPending < 0 || maxMsgs < 0 {
 		return errors.New(msgNegativeLimits)
 	}
 	p.mu.Lock()
 	p.limits[queue] = queueLimits{maxPending: int64(maxPending), maxMsgs: int64(maxMsgs)}
 	p.mu.Unlock()
-	q, err := p.ensureQueue(context.Background(), queue)
+	q, err := p.ensureQueue(ctx, queue)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := p.ctx()
+	uctx, cancel := p.callCtx(ctx)
 	defer cancel()
-	if _, err := p.js.UpdateStream(ctx, p.streamConfig(q.names, int64(maxMsgs))); err != nil {
+	if _, err := p.js.UpdateStream(uctx, p.streamConfig(q.names, int64(maxMsgs))); err != nil {
 		return fmt.Errorf("stream %s: %w", q.names.stream, err)
 	}
 	if maxMsgs == 0 && q.limited.Load() {
-		p.keepDiscarded(q)
+		p.keepDiscarded(ctx, q)
 	}
 	q.limited.Store(maxMsgs > 0)
 	return nil
@@ -44,10 +45,10 @@ func (p *Platform) SetLimits(queue string, maxPending, maxMsgs int) error {
 // keepDiscarded counts as Dropped for good the messages q's stream
 // discarded to keep within its bound, which is being lifted: Stats finds
 // them only while q is bounded.
-func (p *Platform) keepDiscarded(q *queueState) {
+func (p *Platform) keepDiscarded(ctx context.Context, q *queueState) {
 	q.forgetPending()
 	var d [nCounters]int64
-	d[cDropped] = p.Stats(q.name).Dropped - q.counts[cDropped].Load()
+	d[cDropped] = p.Stats(ctx, q.name).Dropped - q.counts[cDropped].Load()
 	if d[cDropped] > 0 {
 		p.count(q, d)
 	}
@@ -67,7 +68,8 @@ const pendingCache = 100 * time.Millisecond
 
 // pending is the number of messages on q's stream (ready, delayed, in
 // flight, waiting for a retry), read at most every pendingCache, plus the
-// messages sent since.
+// messages sent since; when the read fails, the last size read plus the
+// messages sent since, with the error.
 func (p *Platform) pending(ctx context.Context, q *queueState) (int64, error) {
 	q.pmu.Lock()
 	defer q.pmu.Unlock()
@@ -83,8 +85,8 @@ func (p *Platform) pendingLocked(ctx context.Context, q *queueState) (int64, err
 		defer cancel()
 		sent := q.counts[cSent].Load()
 		info, err := q.stream.Info(ctx)
-		if err != nil {
-			return 0, err
+		if err != nil { // the last size read, with the sends since
+			return q.pendingVal + q.counts[cSent].Load() - q.pendingSent, err
 		}
 		q.pendingVal, q.pendingAt, q.pendingSent = int64(info.State.Msgs), time.Now(), sent
 	}

@@ -20,7 +20,7 @@ func TestMaxPendingConcurrent(t *testing.T) {
 	for _, per := range []int{1, 10} {
 		t.Run(fmt.Sprint(per, " a call"), func(t *testing.T) {
 			p := openSingle(t)
-			if err := p.SetLimits("q", 1000, 0); err != nil {
+			if err := p.SetLimits(ctxBG, "q", 1000, 0); err != nil {
 				t.Fatal(err)
 			}
 			var stored, other atomic.Int64
@@ -50,7 +50,7 @@ func TestMaxPendingConcurrent(t *testing.T) {
 			if n > 1000 || int64(n) != stored.Load() {
 				t.Errorf("stream holds %d messages, sends stored %d; the bound is 1000", n, stored.Load())
 			}
-			if s := p.Stats("q"); s.Sent != int64(n) {
+			if s := p.Stats(ctxBG, "q"); s.Sent != int64(n) {
 				t.Errorf("sent %d, stream %d", s.Sent, n)
 			}
 			t.Logf("%d stored", n)
@@ -63,7 +63,7 @@ func TestMaxPendingConcurrent(t *testing.T) {
 func TestLimitsNotNegative(t *testing.T) {
 	p := openSingle(t)
 	for _, l := range [][2]int{{-1, 0}, {0, -1}, {-1, -1}} {
-		if err := p.SetLimits("q", l[0], l[1]); err == nil || err.Error() != "natsqueue: limits must not be negative" {
+		if err := p.SetLimits(ctxBG, "q", l[0], l[1]); err == nil || err.Error() != "natsqueue: limits must not be negative" {
 			t.Errorf("SetLimits(%d, %d): %v", l[0], l[1], err)
 		}
 	}
@@ -80,16 +80,16 @@ func TestLimitsOnAQueueInUse(t *testing.T) {
 	for _, b := range []string{`1`, `2`, `3`} {
 		send(t, p, b, 0)
 	}
-	if err := p.SetLimits("q", 0, 1); err != nil {
+	if err := p.SetLimits(ctxBG, "q", 0, 1); err != nil {
 		t.Fatal(err)
 	}
 	waitStats(t, p, "q", hostbridge.QueueStats{Sent: 3, Pending: 1, Dropped: 2})
 	send(t, p, `4`, 0)
 	send(t, p, `5`, 0)
-	if err := p.SetLimits("q", 0, 0); err != nil {
+	if err := p.SetLimits(ctxBG, "q", 0, 0); err != nil {
 		t.Fatal(err)
 	}
-	if s := p.Stats("q"); s.Dropped != 4 {
+	if s := p.Stats(ctxBG, "q"); s.Dropped != 4 {
 		t.Errorf("the bound lifted: %+v, want Dropped 4", s)
 	}
 	send(t, p, `6`, 0)
@@ -105,7 +105,7 @@ func TestMaxPendingAfterFailedSend(t *testing.T) {
 	if !ok {
 		t.Skip("only where natsqueue syncs the store itself")
 	}
-	if err := p.SetLimits("q", 2, 0); err != nil {
+	if err := p.SetLimits(ctxBG, "q", 2, 0); err != nil {
 		t.Fatal(err)
 	}
 	real := setSync(js.g, func() error { return errors.New("the disk is gone") })
@@ -133,19 +133,19 @@ func TestPendingExactAfterBatch(t *testing.T) {
 	}
 	for round := range 3 {
 		deliverWithin(t, p, "q", 5*time.Second, func(ev hostbridge.Event) error {
-			if s := p.Stats("q"); s.Pending != int64(3-round) { // read while the batch is in flight: cached
+			if s := p.Stats(ctxBG, "q"); s.Pending != int64(3-round) { // read while the batch is in flight: cached
 				t.Errorf("round %d: in flight, pending %d, want %d", round, s.Pending, 3-round)
 			}
 			for i := range ev.Batch().Messages() {
 				if i < 1 || round == 2 {
-					_ = hostbridge.AckQueueMessage(ev, i)
+					_ = hostbridge.AckQueueMessage(ev, i) // the index is the batch's own: no error
 				} else {
-					_ = hostbridge.RetryQueueMessage(ev, i, 0)
+					_ = hostbridge.RetryQueueMessage(ev, i, 0) // the index is the batch's own: no error
 				}
 			}
 			return nil
 		})
-		if s, want := p.Stats("q"), map[int]int64{0: 2, 1: 1, 2: 0}[round]; s.Pending != want {
+		if s, want := p.Stats(ctxBG, "q"), map[int]int64{0: 2, 1: 1, 2: 0}[round]; s.Pending != want {
 			t.Errorf("round %d: after the batch, pending %d, want %d", round, s.Pending, want)
 		}
 	}

@@ -2,8 +2,7 @@ package natsqueue
 
 import (
 	"context"
-	"encoding/json"
-	"runtime/debug"
+	"errors"
 	"strconv"
 	"sync"
 	"time"
@@ -57,7 +56,7 @@ func (p *Platform) Deliver(ctx context.Context, queue string, handler func(hostb
 		if err := p.journal().record(d.taken, d.counts); err != nil {
 			p.log().Warn("natsqueue: delivery journal", "queue", queue, "err", err)
 		}
-		d.err = callHandler(handler, event{d.b})
+		d.err = d.b.Handle(handler)
 	}
 	d.b.Close()
 	return p.finish(d), true, nil
@@ -137,26 +136,6 @@ func readyAt(m jetstream.Msg) time.Time {
 	return md.Timestamp
 }
 
-// callHandler runs handler, turning a panic into a *hostbridge.HandlerPanic.
-func callHandler(handler func(hostbridge.Event) error, ev hostbridge.Event) (err error) {
-	if handler == nil {
-		return nil
-	}
-	defer func() {
-		if v := recover(); v != nil {
-			err = &hostbridge.HandlerPanic{Value: v, Stack: debug.Stack()}
-		}
-	}()
-	return handler(ev)
-}
-
-// event is the queue Event of one delivery.
-type event struct{ b *hostbridge.BatchRecord }
-
-func (e event) Kind() string                { return hostbridge.EventQueue }
-func (e event) Request() hostbridge.Request { return nil }
-func (e event) Batch() hostbridge.Batch     { return e.b }
-
 // lease keeps the messages of a batch being filled or handled from being
 // redelivered: every AckWait/3 it tells the server they are in progress.
 type lease struct {
@@ -213,11 +192,17 @@ type delivery struct {
 	err       error
 }
 
-// exhausted is a message that skips the handler, as it would have seen it.
+// exhausted is a message that skips the handler, as it would have seen it,
+// with its deliveries from this queue.
 type exhausted struct {
-	m  jetstream.Msg
-	hm hostbridge.Message
+	m     jetstream.Msg
+	hm    hostbridge.Message
+	tries int
 }
+
+// errExhausted settles an exhausted message: its deliveries ended without
+// an outcome, as failed ones.
+var errExhausted = errors.New("natsqueue: delivered more than MaxRetries+1 times without an outcome")
 
 // newDelivery reads msgs, counting the deliveries the server forgot (see
 // deliveryJournal); those already past MaxRetries+1 deliveries (their
@@ -233,7 +218,7 @@ func (p *Platform) newDelivery(q *queueState, s hostbridge.ConsumerSettings, msg
 			hm.Attempts, tries, count = hm.Attempts+int(lost), tries+int(lost), md.NumDelivered+lost
 		}
 		if tries > s.MaxRetries+1 {
-			d.exhausted = append(d.exhausted, exhausted{m: m, hm: hm})
+			d.exhausted = append(d.exhausted, exhausted{m: m, hm: hm, tries: tries})
 			continue
 		}
 		d.taken = append(d.taken, m)
@@ -276,24 +261,12 @@ func message(m jetstream.Msg) (hostbridge.Message, int) {
 	if n, err := strconv.Atoi(h.Get(hdrTries)); err == nil && n > 0 {
 		tries += n
 	}
-	hm.Body = bodyValue(h.Get(hdrType), m.Data())
+	hm.Body = hostbridge.BodyValue(h.Get(hdrType), m.Data())
 	return hm, tries
 }
 
-// bodyValue is what a consumer gets for a body of a content type: a
-// json.RawMessage for json, a string for text, the bytes otherwise.
-func bodyValue(ctype string, data []byte) any {
-	switch ctype {
-	case "", "json":
-		return json.RawMessage(data)
-	case "text":
-		return string(data)
-	}
-	return data
-}
-
 // finish applies the outcome of a batch, message by message, as
-// MemoryPlatform does, and reports it. Dead letters are copied first; then
+// hostbridge.Settle says, and reports it. Dead letters are copied first; then
 // the counters are stored, then the retry copies, then the acks and naks
 // sent (see counters for why in that order: a host that dies in between
 // leaves the originals to come back and be counted again). Every ack waits
@@ -311,22 +284,22 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 	var acts []func() error
 	var retries []retryCopy
 	for i, m := range d.taken {
-		id, o := hms[i].ID, d.b.Outcome(i)
+		id := hms[i].ID
 		r.IDs[i] = id
-		switch {
-		case !o.Redeliver(d.err, d.s):
+		switch a, delay := hostbridge.Settle(d.b.Outcome(i), d.err, d.tries[i], d.s); a {
+		case hostbridge.ActionAck:
 			acts = append(acts, p.remove(m))
 			r.Acked = append(r.Acked, id)
-		case d.tries[i] > d.s.MaxRetries:
-			acts = append(acts, p.giveUp(d, m, hms[i], &r))
-		default:
-			delay := o.RetryDelay(d.s)
+		case hostbridge.ActionRetry:
 			retries = append(retries, retryCopy{m: m, hm: hms[i], tries: d.tries[i], delay: delay})
 			r.Retried = append(r.Retried, hostbridge.RetryMessage{ID: id, DelaySeconds: delay})
+		default:
+			acts = append(acts, p.giveUp(d, m, hms[i], a, &r))
 		}
 	}
 	for _, x := range d.exhausted {
-		acts = append(acts, p.giveUp(d, x.m, x.hm, &r))
+		a, _ := hostbridge.Settle(hostbridge.MessageOutcome{}, errExhausted, x.tries, d.s)
+		acts = append(acts, p.giveUp(d, x.m, x.hm, a, &r))
 	}
 	p.countOutcome(d, &r)
 	acts = append(acts, p.storeRetries(d.q, retries)...)
@@ -369,21 +342,21 @@ func (p *Platform) apply(q *queueState, acts []func() error) {
 	wg.Wait()
 }
 
-// giveUp moves a message past MaxRetries to the dead-letter queue, or drops
-// it, and returns the removal of the original, waiting for the server as
-// for a retry. When the dead-letter queue cannot take it, it is retried a
+// giveUp does a, what Settle said of a message past MaxRetries: it moves
+// the message to the dead-letter queue, or drops it, and returns the
+// removal of the original, waiting for the server as for a retry. When the dead-letter queue cannot take it, it is retried a
 // second later and dead-lettered on its next delivery, which skips the
 // handler. A dead-letter copy some other publish stored (the original came
 // back: its removal was lost) is not reported nor counted again.
-func (p *Platform) giveUp(d *delivery, m jetstream.Msg, hm hostbridge.Message, r *hostbridge.DeliveryResult) func() error {
+func (p *Platform) giveUp(d *delivery, m jetstream.Msg, hm hostbridge.Message, a hostbridge.Action, r *hostbridge.DeliveryResult) func() error {
 	if p.settledElsewhere(d.q, m) {
 		return p.retry(m, 1) // not reported: another host settled it
 	}
-	dlq := d.s.DeadLetterQueue
-	if dlq == "" {
+	if a == hostbridge.ActionDrop {
 		r.Dropped = append(r.Dropped, hm.ID)
 		return p.remove(m)
 	}
+	dlq := d.s.DeadLetterQueue
 	stored, err := p.deadLetter(d.q, dlq, m, hm)
 	if err != nil {
 		// Not a retry a handler asked for, so not counted as one: the

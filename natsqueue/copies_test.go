@@ -22,6 +22,7 @@ import (
 // 2 (the server keeps a nak's due time in whole seconds: a nak'ed message
 // came back up to a second early here).
 func TestRetryNotEarlyAfterReopen(t *testing.T) {
+	t.Parallel() // waits on timers; see TestMain
 	o := storeOptions(t)
 	p := openBound(t, o)
 	settings := func(p *Platform) {
@@ -44,7 +45,7 @@ func TestRetryNotEarlyAfterReopen(t *testing.T) {
 	if !ok || len(r.Retried) != 3 {
 		t.Fatalf("first delivery: %+v", r)
 	}
-	_ = p.Close()
+	_ = p.Close() // Close always returns nil
 	p = openWith(t, o)
 	settings(p)
 	got := 0
@@ -72,6 +73,7 @@ func TestRetryNotEarlyAfterReopen(t *testing.T) {
 // subjects and the original is acked without reaching a handler. Either
 // way, the original never comes back with attempts 1.
 func TestOriginalNotAfterItsCopy(t *testing.T) {
+	t.Parallel() // waits on timers; see TestMain
 	for _, delay := range []int{0, 5} {
 		p := openSingle(t)
 		setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
@@ -90,6 +92,7 @@ func TestOriginalNotAfterItsCopy(t *testing.T) {
 // (<sched>r.<its sequence>) and is acked there and then without reaching a
 // handler; the copy stays, to come when it is due.
 func TestOriginalAckedWhenBack(t *testing.T) {
+	t.Parallel() // waits on timers; see TestMain
 	p := openSingle(t)
 	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
 	send(t, p, `1`, 0)
@@ -152,7 +155,7 @@ func TestDeadLetterCopyCountedOnce(t *testing.T) {
 			t.Fatalf("copy %d: stored %v, %v", i+1, stored, err)
 		}
 	}
-	if s := p.Stats("dlq"); s.Sent != 1 || s.Pending != 1 {
+	if s := p.Stats(ctxBG, "dlq"); s.Sent != 1 || s.Pending != 1 {
 		t.Errorf("dlq stats %+v, want Sent 1, Pending 1", s)
 	}
 	js, ok := p.js.(syncedJS)
@@ -166,7 +169,7 @@ func TestDeadLetterCopyCountedOnce(t *testing.T) {
 	if stored, err := p.deadLetter(q, "dlq", m, hm); err != nil || !stored || !failed.Load() {
 		t.Fatalf("stored %v, %v (a sync failed: %v)", stored, err, failed.Load())
 	}
-	if s := p.Stats("dlq"); s.Sent != 2 || s.Pending != 2 {
+	if s := p.Stats(ctxBG, "dlq"); s.Sent != 2 || s.Pending != 2 {
 		t.Errorf("dlq stats %+v, want Sent 2, Pending 2", s)
 	}
 }
@@ -178,6 +181,7 @@ func TestDeadLetterCopyCountedOnce(t *testing.T) {
 // answer from the server, nothing else asked), does not: each is tried
 // again until the patience ends.
 func TestRemoveOriginalCodes(t *testing.T) {
+	t.Parallel() // waits on timers; see TestMain
 	p := openSingle(t)
 	p.patience = 600 * time.Millisecond
 	send(t, p, `1`, 0)
@@ -229,6 +233,7 @@ func (s *scriptedDelete) deleteMsg(context.Context, string, uint64) error {
 // no sooner than its delay (3 s, past the 1 s patience), and neither stays
 // in the stream. Pins D31's "never early".
 func TestRetryCopyUnconfirmed(t *testing.T) {
+	t.Parallel() // waits on timers; see TestMain
 	for _, stored := range []bool{true, false} {
 		logs := new(logBuffer)
 		o := storeOptions(t)
@@ -298,7 +303,7 @@ func deliveriesWithin(t *testing.T, p *Platform, d time.Duration) (attempts []in
 		deliverWithin(t, p, "q", time.Until(deadline), func(ev hostbridge.Event) error {
 			for i, m := range ev.Batch().Messages() {
 				attempts, at = append(attempts, m.Attempts), append(at, time.Now())
-				_ = hostbridge.AckQueueMessage(ev, i)
+				_ = hostbridge.AckQueueMessage(ev, i) // the index is the batch's own: no error
 			}
 			return nil
 		})
@@ -376,10 +381,10 @@ func TestDeadLetterUnconfirmedNotCounted(t *testing.T) {
 		t.Fatalf("result %+v; log %q", r, logs.String())
 	}
 	handled := 0
-	for deadline := time.Now().Add(p.opts.AckWait + 3*time.Second); time.Now().Before(deadline) && p.Stats("q").DeadLettered == 0; {
+	for deadline := time.Now().Add(p.opts.AckWait + 3*time.Second); time.Now().Before(deadline) && p.Stats(ctxBG, "q").DeadLettered == 0; {
 		deliverWithin(t, p, "q", time.Second, func(hostbridge.Event) error { handled++; return nil })
 	}
-	s, dl := p.Stats("q"), p.Stats("dlq")
+	s, dl := p.Stats(ctxBG, "q"), p.Stats(ctxBG, "dlq")
 	if handled != 0 || s.Delivered != 1 || s.Retried != 0 || s.DeadLettered != 1 || s.Pending != 0 || dl.Sent != 1 || dl.Pending != 1 {
 		t.Errorf("handled again %d times; stats %+v, dlq %+v, want Delivered 1, Retried 0, DeadLettered 1, Pending 0; dlq Sent 1, Pending 1", handled, s, dl)
 	}
