@@ -186,7 +186,7 @@ func (p *MemoryPlatform) finishLocked(q *memQueue, taken []*memMsg, b *BatchReco
 	q.promote(now)
 	r := DeliveryResult{Queue: q.name, Outcome: OutcomeOK, Err: err, IDs: make([]string, len(taken))}
 	if err != nil {
-		r.Outcome = OutcomeException
+		r.Outcome = OutcomeException // Q87
 	}
 	b.ReportCalls(&r)
 	q.inFlight -= int64(len(taken))

@@ -14,7 +14,7 @@
 // CLAUSEPROOF_MUTANT=k. A mutant outside a function body is built alone.
 //
 // What failed (the named tests that failed, per build) is recorded in
-// testdata/clause-kills.json, which CLAUSES.md quotes; the check also fails
+// testdata/clauseproof/kills.json, which CLAUSES.md quotes; the check also fails
 // when the run differs from that record (-write rewrites it). Standard
 // library only; run it from the root module:
 //
@@ -82,7 +82,7 @@ type kill struct {
 
 const (
 	clausesFile = "testdata/clauses.json"
-	killsFile   = "testdata/clause-kills.json"
+	killsFile   = "testdata/clauseproof/kills.json"
 )
 
 func main() {
