@@ -33,10 +33,10 @@ import (
 // (p.Bound was asked in step 1). A platform error is a Failure:
 // MsgBatchSendFailed followed by its text.
 func SendQueueBatch(ctx context.Context, p Platform, binding, batch string) error {
-	if err := checkBinding(p, binding); err != nil {
+	if err := checkBinding(p, binding); err != nil { // Q28
 		return err
 	}
-	if len(batch) > MaxBatchBytes {
+	if len(batch) > MaxBatchBytes { // Q35
 		return violation(MsgBatchTooLarge)
 	}
 	items, bodies, err := scanBatch([]byte(batch))
@@ -44,26 +44,26 @@ func SendQueueBatch(ctx context.Context, p Platform, binding, batch string) erro
 		return &Error{Kind: Violation, Msg: MsgBatchNotArray, Err: err}
 	}
 	switch {
-	case len(items) < 1:
+	case len(items) < 1: // Q32 Q80
 		return violation(MsgBatchEmpty)
-	case len(items) > MaxBatchMessages:
-		return violation(MsgBatchTooMany)
+	case len(items) > MaxBatchMessages: // Q32 Q80
+		return violation(MsgBatchTooMany) // Q46
 	}
 	msgs := make([]BatchMessage, len(items))
 	total := 0
 	for n, it := range items {
 		body := bodies[it.bodyStart:it.bodyEnd]
-		if msg := it.problem(body); msg != "" {
+		if msg := it.problem(body); msg != "" { // Q38
 			return violation(itemError(msg, n))
 		}
 		msgs[n] = BatchMessage{Body: body, ContentType: contentTypeJSON, DelaySeconds: it.delay}
 		total += len(body)
 	}
-	if total > MaxBatchBodyBytes {
+	if total > MaxBatchBodyBytes { // Q34 Q37
 		return violation(MsgBatchBodiesTotal)
 	}
 	if err := p.SendBatch(ctx, binding, msgs); err != nil {
-		return failure(MsgBatchSendFailed+err.Error(), err)
+		return failure(MsgBatchSendFailed+err.Error(), err) // Q48
 	}
 	return nil
 }
@@ -76,20 +76,20 @@ func SendQueueBatch(ctx context.Context, p Platform, binding, batch string) erro
 // JSON.parse: 30, 30.0 and 3e1 are 30) in 0…MaxDelaySeconds.
 func (it *batchItem) problem(body []byte) string {
 	switch {
-	case it.notObject:
+	case it.notObject: // Q29
 		return MsgItemNotObject
-	case it.hasBadKey:
+	case it.hasBadKey: // Q31 Q81
 		return MsgItemBadKey + it.badKey
-	case !it.hasBody:
+	case !it.hasBody: // Q29 Q81
 		return MsgItemNoBody
-	case bodyTooLarge(it.bodyInput):
-		return MsgBodyTooLarge
+	case bodyTooLarge(it.bodyInput): // Q33
+		return MsgBodyTooLarge // Q44
 	}
 	if msg := bodyProblem(body, it.bodyInfo); msg != "" {
 		return msg
 	}
-	if it.hasDelay && !it.delayOK {
-		return MsgDelayRange
+	if it.hasDelay && !it.delayOK { // Q30 Q81
+		return MsgDelayRange // Q45
 	}
 	return ""
 }

@@ -243,3 +243,24 @@ func TestDelayValue(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchItemBodyDepth: a batch item's body nested 25 levels (arrays or
+// objects, each one level) is refused, naming the item; 24 levels are sent.
+// Both builds: the fast scan and the reference's each judge the depth.
+func TestBatchItemBodyDepth(t *testing.T) {
+	// Pins Q36.
+	nests := map[string]func(n int) string{
+		"arrays":  func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) },
+		"objects": func(n int) string { return strings.Repeat(`{"a":`, n-1) + "{}" + strings.Repeat("}", n-1) },
+	}
+	for name, nest := range nests {
+		p := newVirtual(t)
+		if err := SendQueueBatch(context.Background(), p, "B", `[{"body":1},{"body":`+nest(24)+`}]`); err != nil {
+			t.Errorf("%s, 24 levels: %v", name, err)
+		} else if q := p.Queued("q"); len(q) != 2 || !rawIs(q[1].Body, nest(24)) {
+			t.Errorf("%s, 24 levels: queued %v", name, q)
+		}
+		err := SendQueueBatch(context.Background(), newVirtual(t), "B", `[{"body":1},{"body":`+nest(25)+`}]`)
+		checkError(t, err, &wantError{"violation", "消息体嵌套超过 24 层" + MsgItemSuffix + "1"})
+	}
+}

@@ -59,7 +59,7 @@ func (b *BatchRecord) Messages() []Message { return b.msgs }
 func (b *BatchRecord) Ack(i int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.closed || i < 0 || i >= len(b.state) || b.state[i].kind != stateNone {
+	if b.closed || i < 0 || i >= len(b.state) || b.state[i].kind != stateNone { // Q67
 		return
 	}
 	b.state[i] = msgState{kind: stateAcked, order: b.acks}
@@ -76,7 +76,7 @@ func (b *BatchRecord) Retry(i, delaySeconds int) {
 		return
 	}
 	switch b.state[i].kind {
-	case stateAcked:
+	case stateAcked: // Q61
 		return
 	case stateNone:
 		b.state[i] = msgState{kind: stateRetried, order: b.retries}
@@ -113,7 +113,7 @@ func (e recordEvent) Batch() Batch     { return e.b }
 func (b *BatchRecord) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.closed = true
+	b.closed = true // Q52
 }
 
 // Outcome returns what the handler asked for message i (untouched for an

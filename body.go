@@ -68,7 +68,7 @@ func ReadInboundStrictText(ev Event, limit int) (BodyStatus, string, error) {
 	if err != nil || st != BodyOK {
 		return st, "", err
 	}
-	return BodyOK, trimBOM(body.string()), nil
+	return BodyOK, trimBOM(body.string()), nil // I72
 }
 
 // ReadInboundBytes reads the request body, at most limit bytes, and returns
@@ -90,7 +90,7 @@ func ReadInboundBytes(ev Event, limit int) (BodyStatus, []byte, error) {
 	if err != nil || st != BodyOK {
 		return st, nil, err
 	}
-	return BodyOK, body.bytes(), nil
+	return BodyOK, body.bytes(), nil // I73 I139
 }
 
 // ReadInboundBoundedJSON reads the request body, at most limit bytes, as
@@ -113,19 +113,20 @@ func ReadInboundBytes(ev Event, limit int) (BodyStatus, []byte, error) {
 //   - status 0 gives the canonical text; a number that parses to ±Infinity is
 //     written null, as JSON.stringify does.
 func ReadInboundBoundedJSON(ev Event, limit int) (BodyStatus, string, error) {
-	r, err := limitedRequest(ev, limit, MaxBoundedJSONLimit, MsgJSONLimitRange)
+	r, err := limitedRequest(ev, limit, MaxBoundedJSONLimit, MsgJSONLimitRange) // I89
 	if err != nil {
 		return 0, "", err
 	}
+	// I88
 	st, body, err := readBody(r, limit, true)
 	if err != nil || st != BodyOK {
 		return st, "", err
 	}
 	out, err := body.canonical(false)
 	if err != nil {
-		return BodyInvalidJSON, err.Error(), nil
+		return BodyInvalidJSON, err.Error(), nil // I86 I103 I105 I115
 	}
-	return BodyOK, out, nil
+	return BodyOK, out, nil // I94 I107 I109 I141
 }
 
 // ReadInboundJSON reads the request body, at most JSONBodyLimit (2 MiB), and
@@ -152,26 +153,26 @@ func ReadInboundJSON(ev Event) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	st, body, err := readBody(r, JSONBodyLimit, false)
+	st, body, err := readBody(r, JSONBodyLimit, false) // I76
 	if err != nil {
 		return "", err
 	}
 	switch st {
-	case BodyTooLarge:
+	case BodyTooLarge: // I81
 		return "", failure(MsgJSONBodyTooLarge, nil)
 	case BodyNone:
-		return "", failure(MsgJSONBodyNone, nil)
+		return "", failure(MsgJSONBodyNone, nil) // I80 I82
 	case BodyUsed:
-		return "", failure(MsgJSONBodyUsed, nil)
+		return "", failure(MsgJSONBodyUsed, nil) // I83 I125
 	}
 	out, err := body.canonical(true)
 	if err != nil {
-		return "", failure(MsgJSONBodyInvalid+err.Error(), err)
+		return "", failure(MsgJSONBodyInvalid+err.Error(), err) // I84 I137
 	}
-	if len(out) > JSONBodyLimit {
+	if len(out) > JSONBodyLimit { // I79
 		return "", failure(MsgJSONBodyTooLarge, nil)
 	}
-	return out, nil
+	return out, nil // I75
 }
 
 // inboundCanon is how both inbound JSON functions parse: at most
@@ -190,7 +191,7 @@ func (d *bodyData) canonical(lenient bool) (string, error) {
 	defer putScratch(src)
 	src = d.appendTo(src)
 	d.release()
-	if lenient && !validUTF8(src) {
+	if lenient && !validUTF8(src) { // I77
 		// BOM stripped; at most 3 × JSONBodyLimit bytes, so never over
 		// MaxLenientTextBytes.
 		s, err := decodeLenient(string(src))
@@ -199,9 +200,9 @@ func (d *bodyData) canonical(lenient bool) (string, error) {
 		}
 		src = []byte(s)
 	} else {
-		src = trimBOM(src)
+		src = trimBOM(src) // I77 I92
 	}
-	out, _, err := canonical(getScratch(len(src)+16), src, inboundCanon)
+	out, _, err := canonical(getScratch(len(src)+16), src, inboundCanon) // I146
 	defer putScratch(out)
 	if err != nil {
 		return "", err
@@ -237,8 +238,8 @@ func limitedRequest(ev Event, limit, most int, msg string) (Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	if limit < 1 || limit > most {
-		return nil, violation(msg)
+	if limit < 1 || limit > most { // I47 I121 I134
+		return nil, violation(msg) // I48 I90
 	}
 	return r, nil
 }
@@ -255,10 +256,10 @@ func limitedRequest(ev Event, limit, most int, msg string) (Request, error) {
 // swallowed (I60).
 func readBody(r Request, limit int, strict bool) (BodyStatus, bodyData, error) {
 	b := r.Body()
-	if b == nil || isBodyless(r.Method()) {
+	if b == nil || isBodyless(r.Method()) { // I52 I55 I91 I100 I118 I130
 		return BodyNone, bodyData{}, nil
 	}
-	if b.Used() {
+	if b.Used() { // I53 I63 I101 I108 I119 I131
 		return BodyUsed, bodyData{}, nil
 	}
 	if _, over := declaredLength(r.Header(), limit); over {
@@ -266,16 +267,17 @@ func readBody(r Request, limit int, strict bool) (BodyStatus, bodyData, error) {
 	}
 	rc, ok := openBody(b)
 	if !ok {
+		// I53 I101
 		return BodyUsed, bodyData{}, nil // another reader won since Used
 	}
-	defer func() { _ = rc.Close() }()
-	br := bodyReader{rc: rc, limit: limit, strict: strict}
+	defer func() { _ = rc.Close() }()                      // I60 I62
+	br := bodyReader{rc: rc, limit: limit, strict: strict} // I45
 	st, err := br.read()
 	if err != nil || st != BodyOK {
 		br.body.release()
-		return st, bodyData{}, err
+		return st, bodyData{}, err // I123
 	}
-	return BodyOK, br.body, nil
+	return BodyOK, br.body, nil // I49
 }
 
 // bodyReader reads one body stream into pooled blocks.
@@ -311,18 +313,18 @@ func (br *bodyReader) read() (BodyStatus, error) {
 			return 0, failure(MsgBodyReadFailed+errReadCount.Error(), errReadCount)
 		}
 		br.body.extend(k)
-		if br.body.n > br.limit {
+		if br.body.n > br.limit { // I50 I51 I58 I99 I116 I127 I128 I135
 			return BodyTooLarge, nil
 		}
-		chunkEnded := k < len(p) || err != nil
-		if br.strict && chunkEnded && !br.validate() {
+		chunkEnded := k < len(p) || err != nil         // I71
+		if br.strict && chunkEnded && !br.validate() { // I54 I102 I120 I132
 			return BodyInvalidUTF8, nil
 		}
-		if err == io.EOF {
+		if err == io.EOF { // I61
 			break
 		}
 		if err != nil {
-			return 0, failure(MsgBodyReadFailed+err.Error(), err)
+			return 0, failure(MsgBodyReadFailed+err.Error(), err) // I74
 		}
 	}
 	if br.strict && br.v.nc > 0 {
@@ -340,7 +342,7 @@ func (br *bodyReader) space() []byte {
 		d.blocks = append(d.blocks, getBlock(blockSize(d.n)))
 	}
 	b := *d.last()
-	room := min(cap(b)-len(b), br.limit+1-d.n)
+	room := min(cap(b)-len(b), br.limit+1-d.n) // I46 I59 I138
 	if br.most > 0 {
 		room = min(room, br.most)
 	}
@@ -480,23 +482,23 @@ func isBodyless(method string) bool {
 // form is ignored: n = -1, not over.
 func declaredLength(h http.Header, limit int) (n int, over bool) {
 	vs := lookupHeader(h, "Content-Length")
-	if len(vs) != 1 || vs[0] == "" {
+	if len(vs) != 1 || vs[0] == "" { // I57
 		return -1, false
 	}
 	v := vs[0]
 	for i := 0; i < len(v); i++ {
-		if v[i] < '0' || v[i] > '9' {
+		if v[i] < '0' || v[i] > '9' { // I57
 			return -1, false
 		}
 	}
-	if len(v) > MaxContentLengthDigits {
+	if len(v) > MaxContentLengthDigits { // I56
 		return -1, true
 	}
 	x, err := strconv.ParseInt(v, 10, 64) // 18 digits always fit
 	if err != nil {
 		return -1, false
 	}
-	if x > int64(limit) {
+	if x > int64(limit) { // I56 I117 I129
 		return -1, true
 	}
 	return int(x), false
@@ -510,16 +512,17 @@ func declaredLength(h http.Header, limit int) (n int, over bool) {
 // 属于违规": a text over MaxLenientTextBytes is Violation MsgLenientTooLong;
 // its length is counted before it is built.
 func decodeLenient(s string) (string, error) {
-	s = trimBOM(s)
+	s = trimBOM(s) // I65 I133
 	if utf8.ValidString(s) {
 		return s, nil
 	}
 	n := whatwgDecode(nil, s)
-	if n > MaxLenientTextBytes {
-		return "", violation(MsgLenientTooLong)
+	if n > MaxLenientTextBytes { // I68
+		return "", violation(MsgLenientTooLong) // I69
 	}
 	var sb strings.Builder
 	sb.Grow(n)
+	// I66
 	whatwgDecode(&sb, s)
 	return sb.String(), nil
 }

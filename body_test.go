@@ -881,3 +881,39 @@ func TestJSONTestSuiteBoundedJSON(t *testing.T) {
 	}
 	t.Logf("JSONTestSuite files: %v", count)
 }
+
+// TestBodyReadTakesAtMostLimitPlusOne: a read over the limit takes no more
+// than limit+1 bytes from the stream, however large the chunk on offer.
+func TestBodyReadTakesAtMostLimitPlusOne(t *testing.T) {
+	// Pins I46, I59.
+	for _, limit := range []int{1, 7, 100, 1000, 70000} {
+		chunk := make([]byte, 3*limit+1000)
+		fb := &FakeBody{Chunks: [][]byte{chunk}}
+		ev := NewRequestEvent(EventFetch, "POST", "https://example.com/", nil, fb)
+		st, got, err := ReadInboundBytes(ev, limit)
+		if taken := len(chunk) - len(fb.rest); st != BodyTooLarge || got != nil || err != nil || taken != limit+1 {
+			t.Errorf("limit %d: (%d, %d bytes, %v), %d bytes taken from the stream, want (1, none) and %d", limit, st, len(got), err, taken, limit+1)
+		}
+	}
+}
+
+// TestBoundedJSONNoCanonicalCap: the bounded JSON reader has no cap of its
+// own on the canonical text (文字长度不再单独限制为 2 MiB): a body of
+// 8388608 bytes, the highest limit, whose canonical text is as long, and
+// one under 2 MiB whose canonical text passes 2 MiB by the e+ its numbers
+// gain, are status 0 with that text.
+func TestBoundedJSONNoCanonicalCap(t *testing.T) {
+	// Pins I107.
+	str := `"` + strings.Repeat("a", 8388608-2) + `"`
+	nums := "[" + strings.Repeat("1e21,", 2097152/5-1) + "1]" // under 2 MiB raw, over it canonical
+	for _, c := range []struct{ name, body, canon string }{
+		{"a string of 8 MiB", str, str},
+		{"numbers gaining e+", nums, strings.ReplaceAll(nums, "1e21", "1e+21")},
+	} {
+		ev, _ := post(nil, c.body)
+		st, got, err := ReadInboundBoundedJSON(ev, 8388608)
+		if st != 0 || got != c.canon || err != nil {
+			t.Errorf("%s (%d bytes): (%d, %d bytes, %v), want (0, the %d bytes of its canonical text)", c.name, len(c.body), st, len(got), err, len(c.canon))
+		}
+	}
+}

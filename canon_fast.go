@@ -270,7 +270,7 @@ func (p *parser) key(f *frame, i int) (int, error) {
 	keyEnd := len(p.out)
 	key := p.out[keyStart:keyEnd]
 	p.out = append(p.out, ':')
-	if p.o.markers && isMarker(key) && f.problem.kind == problemNone {
+	if p.o.markers && isMarker(key) && f.problem.kind == problemNone { // Q20
 		f.problem = valueProblem{problemMarker, i}
 	}
 	k := len(p.members) // this member

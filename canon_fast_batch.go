@@ -11,7 +11,7 @@ package hostbridge
 // Past MaxBatchMessages+1 items the batch is too long to send whatever they
 // hold: the rest of the text is still parsed, but no item nor body is kept.
 func fastScanBatch(src []byte) ([]batchItem, []byte, error) {
-	p := newParser(src, nil, &bodyOptions)
+	p := newParser(src, nil, &bodyOptions) // Q36
 	defer p.release()
 	s := &batchScan{p: p, bodies: make([]byte, 0, len(src))}
 	var items []batchItem

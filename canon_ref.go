@@ -75,7 +75,7 @@ func refCanonical(dst, src []byte, o *canonOptions) ([]byte, valueReport, error)
 	if err != nil {
 		return dst, valueReport{}, err
 	}
-	return refStringify(dst, v), valueReport{v.depth, v.problem}, nil
+	return refStringify(dst, v), valueReport{v.depth, v.problem}, nil // I93 I106
 }
 
 // refParse is JSON.parse: "Let script be ParseText(jsonString, Script) …
@@ -94,7 +94,7 @@ func refParse(src []byte, o *canonOptions) (*refValue, error) {
 		// Token passes without returning it.
 		start := len(src) - len(bytes.TrimLeft(src[p.end:], " \t\n\r,:"))
 		p.end = int(dec.InputOffset())
-		v, err := p.token(tok, start)
+		v, err := p.token(tok, start) // I147
 		if err != nil {
 			return nil, err
 		}
@@ -106,7 +106,7 @@ func refParse(src []byte, o *canonOptions) (*refValue, error) {
 			continue
 		}
 		// ECMA-404: a JSON text is one value; the Decoder would read on.
-		if i := refSkipSpace(src, p.end); i < len(src) {
+		if i := refSkipSpace(src, p.end); i < len(src) { // Q10
 			return nil, &syntaxError{syntaxAfterJSON, i}
 		}
 		return v, nil
@@ -132,7 +132,7 @@ func (p *refParser) token(tok json.Token, start int) (*refValue, error) {
 			return nil, err
 		}
 		if v.text = quoteJSONString(nil, units); len(p.open) > 0 && p.top().object && p.top().key == nil {
-			p.top().key, p.top().keyOff = v.text, start
+			p.top().key, p.top().keyOff = v.text, start // Q20
 			return nil, nil
 		}
 	case json.Number:
@@ -174,8 +174,8 @@ func (p *refParser) add(v *refValue) {
 		o.members = append(o.members, refMember{index: -1, value: v})
 		return
 	}
-	if k, ok := o.keys[string(o.key)]; ok {
-		o.members[k].value = v
+	if k, ok := o.keys[string(o.key)]; ok { // I97
+		o.members[k].value = v // I111
 	} else {
 		if o.keys == nil {
 			o.keys = map[string]int{}
@@ -225,10 +225,10 @@ func (p *refParser) pop() *refValue {
 func refArrayIndex(key []byte) int64 {
 	s := string(key[1 : len(key)-1])
 	n, err := strconv.ParseUint(s, 10, 64)
-	if err != nil || n > maxArrayIndex || strconv.FormatUint(n, 10) != s {
+	if err != nil || n > maxArrayIndex || strconv.FormatUint(n, 10) != s { // I98
 		return -1
 	}
-	return int64(n)
+	return int64(n) // I112
 }
 
 // maxArrayIndex: "An array index is an integer index whose numeric value i
@@ -243,7 +243,7 @@ var markerKeys = [...]string{`"$句柄"`, `"$未定义"`, `"$大整数"`, `"$数
 // "$, so most keys need no comparing; string(key) == m compares in place
 // (string(key) as an argument would be a copy of every key).
 func isMarker(key []byte) bool {
-	return len(key) > 1 && key[1] == '$' && slices.ContainsFunc(markerKeys[:], func(m string) bool { return string(key) == m })
+	return len(key) > 1 && key[1] == '$' && slices.ContainsFunc(markerKeys[:], func(m string) bool { return string(key) == m }) // Q19
 }
 
 // earlier returns whichever of a and b comes first in the text.
@@ -264,7 +264,7 @@ func refStringify(dst []byte, root *refValue) []byte {
 		v    *refValue // an open container
 		next int       // its next member to write
 	}
-	brackets := map[bool]string{false: "[]", true: "{}"}
+	brackets := map[bool]string{false: "[]", true: "{}"} // I110
 	var stack []place
 	write := func(v *refValue) {
 		if v.text != nil {
@@ -284,11 +284,11 @@ func refStringify(dst []byte, root *refValue) []byte {
 		}
 		m := s.v.members[s.next]
 		if s.next > 0 {
-			dst = append(dst, ',')
+			dst = append(dst, ',') // I95
 		}
 		s.next++
 		if s.v.object {
-			dst = append(append(dst, m.key...), ':')
+			dst = append(append(dst, m.key...), ':') // Q11
 		}
 		write(m.value)
 	}

@@ -24,8 +24,8 @@ func refScanBatch(src []byte) ([]batchItem, []byte, error) {
 			v := m.value
 			switch string(m.key) {
 			case `"body"`:
-				span, start := src[v.off:v.end], len(bodies)
-				bodies, it.bodyInfo, _ = refCanonical(bodies, span, &bodyOptions)
+				span, start := src[v.off:v.end], len(bodies)                      // Q82
+				bodies, it.bodyInfo, _ = refCanonical(bodies, span, &bodyOptions) // Q36
 				if it.bodyInfo.problem.kind != problemNone {
 					it.bodyInfo.problem.off += v.off
 				}

@@ -37,18 +37,20 @@ func refNumber(lit []byte) (text []byte, inf bool) {
 	switch {
 	case len(d) == 0: // ±0: "If m is +0𝔽 or -0𝔽, return "0""
 		return []byte("0"), false
+	// Q21
 	case e > 400: // 0.D × 10^e ≥ 10^399, past the largest double
 		return []byte("null"), true
 	case e < -400: // below half the smallest double: rounds to 0
 		return []byte("0"), false
 	}
-	f, _ := strconv.ParseFloat("0."+d+"e"+strconv.Itoa(e), 64)
-	if math.IsInf(f, 0) {
+	f, _ := strconv.ParseFloat("0."+d+"e"+strconv.Itoa(e), 64) // Q12 I78
+	if math.IsInf(f, 0) {                                      // I148
 		return []byte("null"), true
 	}
 	if lit[0] == '-' { // rounding is symmetric: the sign goes on after
 		f = -f
 	}
+	// I96 I114
 	return appendNumber(nil, f), false // Number::toString
 }
 

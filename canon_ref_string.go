@@ -57,7 +57,7 @@ func refEscape(src []byte, j int) (uint16, int, error) {
 	if j+1 >= len(src) {
 		return 0, j, &syntaxError{syntaxUnterminated, len(src)}
 	}
-	if u, ok := refEscapes[src[j+1]]; ok {
+	if u, ok := refEscapes[src[j+1]]; ok { // I113
 		return u, j + 2, nil
 	}
 	if src[j+1] != 'u' {

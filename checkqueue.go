@@ -64,7 +64,7 @@ func CheckQueuePlatform(ctx context.Context, p Platform, binding string, deliver
 	if deliver(c.handleAfter) {
 		c.fail("a batch was delivered after every message was done")
 	}
-	return errors.Join(c.errs...)
+	return errors.Join(c.errs...) // Q93
 }
 
 // The three messages CheckQueuePlatform sends, by what its handler does.

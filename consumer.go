@@ -137,7 +137,7 @@ func ReadQueueBatch(ev Event) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	msgs := b.Messages()
+	msgs := b.Messages() // Q54
 	size := 32 + len(b.Queue())
 	for _, m := range msgs {
 		size += 64 + len(m.ID)
@@ -146,7 +146,7 @@ func ReadQueueBatch(ev Event) (string, error) {
 		}
 	}
 	dst := make([]byte, 0, size)
-	dst = append(dst, `{"queue":`...)
+	dst = append(dst, `{"queue":`...) // Q53
 	dst = appendQuoted(dst, b.Queue())
 	dst = append(dst, `,"messages":[`...)
 	for n, m := range msgs {
@@ -156,20 +156,20 @@ func ReadQueueBatch(ev Event) (string, error) {
 		dst = append(dst, `{"id":`...)
 		dst = appendQuoted(dst, m.ID)
 		dst = append(dst, `,"attempts":`...)
-		dst = strconv.AppendInt(dst, int64(m.Attempts), 10)
+		dst = strconv.AppendInt(dst, int64(m.Attempts), 10) // Q84
 		dst = append(dst, `,"timestamp":`...)
-		dst = strconv.AppendInt(dst, m.Timestamp.UnixMilli(), 10)
+		dst = strconv.AppendInt(dst, m.Timestamp.UnixMilli(), 10) // Q56 Q84
 		dst = append(dst, `,"body":`...)
 		raw, ok := m.Body.(json.RawMessage)
 		if !ok {
-			return "", violation(MsgMessageNotJSON + strconv.Itoa(n))
+			return "", violation(MsgMessageNotJSON + strconv.Itoa(n)) // Q58
 		}
 		var info valueReport
-		dst, info, err = canonical(dst, raw, &canonOptions{})
-		if err != nil || info.problem.kind == problemInf {
-			return "", &Error{Kind: Violation, Msg: MsgMessageNotJSON + strconv.Itoa(n), Err: err}
+		dst, info, err = canonical(dst, raw, &canonOptions{}) // Q27
+		if err != nil || info.problem.kind == problemInf {    // Q57
+			return "", &Error{Kind: Violation, Msg: MsgMessageNotJSON + strconv.Itoa(n), Err: err} // Q58
 		}
-		if info.depth > MaxReadDepth {
+		if info.depth > MaxReadDepth { // Q59
 			return "", abort(MsgMessageTooDeep + strconv.Itoa(n))
 		}
 		dst = append(dst, '}')
@@ -207,7 +207,7 @@ func AckQueueMessage(ev Event, n int) error {
 	if err := messageIndex(b, n); err != nil {
 		return err
 	}
-	b.Ack(n)
+	b.Ack(n) // Q60
 	return nil
 }
 
@@ -235,28 +235,28 @@ func RetryQueueMessage(ev Event, n, delaySeconds int) error {
 		return err
 	}
 	if !delayInRange(delaySeconds) {
-		return violation(MsgDelayRange)
+		return violation(MsgDelayRange) // Q66
 	}
-	b.Retry(n, delaySeconds)
+	b.Retry(n, delaySeconds) // Q62 Q85
 	return nil
 }
 
 // queueBatch is the check every consumer function makes first (Q50, Q51):
 // a queue event with a batch, else Violation MsgNotQueueEvent.
 func queueBatch(ev Event) (Batch, error) {
-	if ev != nil && ev.Kind() == EventQueue {
+	if ev != nil && ev.Kind() == EventQueue { // Q50 Q88
 		if b := ev.Batch(); b != nil {
 			return b, nil
 		}
 	}
-	return nil, violation(MsgNotQueueEvent)
+	return nil, violation(MsgNotQueueEvent) // Q51
 }
 
 // messageIndex is the index check of AckQueueMessage and RetryQueueMessage
 // (Q65): 0 <= n < the batch's message count, else Violation MsgMessageIndex.
 func messageIndex(b Batch, n int) error {
-	if n < 0 || n >= len(b.Messages()) {
-		return violation(MsgMessageIndex)
+	if n < 0 || n >= len(b.Messages()) { // Q86
+		return violation(MsgMessageIndex) // Q65
 	}
 	return nil
 }

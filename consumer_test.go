@@ -84,7 +84,7 @@ func runSteps(t *testing.T, ev Event, steps []consumerStep) {
 // redelivery the rows also give.
 // Pins D24, D26.
 func TestQueueConsumerConformance(t *testing.T) {
-	// Pins Q53, Q54, Q60, Q62, Q68, Q69, Q84, Q85, Q86, Q87, Q88.
+	// Pins Q27, Q42, Q53, Q54, Q60, Q62, Q68, Q69, Q84, Q85, Q86, Q87, Q88.
 	rows := loadConsumerRows(t)
 	if len(rows) != 5 {
 		t.Fatalf("%d rows, want the spec's last 5", len(rows))
@@ -250,7 +250,7 @@ func TestConsumerNotQueueEvent(t *testing.T) {
 // problem in message order wins.
 // Pins D3, D23.
 func TestReadQueueBatchBodies(t *testing.T) {
-	// Pins Q57, Q58, Q59.
+	// Pins Q27, Q57, Q58, Q59.
 	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
 	notJSON := func(n int) *wantError { return &wantError{"violation", MsgMessageNotJSON + fmt.Sprint(n)} }
 	tooDeep := func(n int) *wantError { return &wantError{"abort", MsgMessageTooDeep + fmt.Sprint(n)} }

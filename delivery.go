@@ -186,7 +186,7 @@ func (p *MemoryPlatform) finishLocked(q *memQueue, taken []*memMsg, b *BatchReco
 	q.promote(now)
 	r := DeliveryResult{Queue: q.name, Outcome: OutcomeOK, Err: err, IDs: make([]string, len(taken))}
 	if err != nil {
-		r.Outcome = OutcomeException
+		r.Outcome = OutcomeException // Q87
 	}
 	b.ReportCalls(&r)
 	q.inFlight -= int64(len(taken))
@@ -205,7 +205,7 @@ func (p *MemoryPlatform) applyLocked(q *memQueue, m *memMsg, a Action, delay int
 		q.stats.Acked++
 		r.Acked = append(r.Acked, m.ID)
 	case ActionRetry:
-		m.Attempts++ // Q55 Q70
+		m.Attempts++ // Q55
 		q.push(m, now, delay)
 		q.stats.Retried++
 		r.Retried = append(r.Retried, RetryMessage{m.ID, delay})
@@ -251,7 +251,7 @@ func (q *memQueue) push(m *memMsg, now time.Time, delaySeconds int) {
 	q.seq++
 	m.seq = q.seq
 	m.readyAt = now
-	if delaySeconds > 0 {
+	if delaySeconds > 0 { // Q24
 		m.readyAt = now.Add(time.Duration(delaySeconds) * time.Second)
 		heap.Push(&q.delayed, m)
 		return

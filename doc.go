@@ -257,4 +257,16 @@
 //     what net/http removed or refused first (a Content-Length beside
 //     chunked framing) cannot be; PLATFORMS.md lists the differences (I6,
 //     I56).
+//   - D51 Host reads: HTTPEvent puts in r.Body a reader of the same stream;
+//     the host reading, parsing or closing it after HTTPEvent marks the
+//     body used (status 3). A read before HTTPEvent, or through the r.Body
+//     it replaced, cannot be seen: the readers read what is left (I53, I63).
+//
+// Exception kinds beyond the spec's lists:
+//
+//   - D52 More Violations: besides the three cases 网页入站's 违规 paragraph
+//     lists, a path with a bad percent-encoding (MsgPathEncoding) and both
+//     same-origin errors (MsgSameOriginPath, MsgSameOriginList) are
+//     Violations: catchable, with a fixed text and no platform's reason
+//     (I5, I32, I34, I122).
 package hostbridge

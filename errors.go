@@ -80,10 +80,10 @@ func exceptionOf(msg string) *Error {
 
 // Catchable reports whether the app may catch the error (尝试运行); an Abort
 // is not catchable: the host ends the request or event.
-func (e *Error) Catchable() bool { return e.Kind != Abort }
+func (e *Error) Catchable() bool { return e.Kind != Abort } // Q49
 
-func violation(msg string) *Error          { return &Error{Kind: Violation, Msg: msg} }
-func failure(msg string, err error) *Error { return &Error{Kind: Failure, Msg: msg, Err: err} }
+func violation(msg string) *Error          { return &Error{Kind: Violation, Msg: msg} }         // Q42 I122
+func failure(msg string, err error) *Error { return &Error{Kind: Failure, Msg: msg, Err: err} } // I124
 func abort(msg string) *Error              { return &Error{Kind: Abort, Msg: msg} }
 func itemError(msg string, n int) string   { return msg + MsgItemSuffix + strconv.Itoa(n) }
 

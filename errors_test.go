@@ -367,3 +367,17 @@ func TestErrorKindZero(t *testing.T) {
 		t.Error("two kinds are equal")
 	}
 }
+
+// TestViolationsBeyondTheList: a decoded path's bad percent-encoding and
+// both same-origin errors are Violations (catchable, a fixed text), like
+// the three cases the spec's 违规 paragraph lists.
+func TestViolationsBeyondTheList(t *testing.T) {
+	// Pins D52, I122.
+	ev := NewRequestEvent(EventFetch, "GET", "https://example.com/a%zz", nil, nil)
+	_, err := InboundDecodedPath(ev)
+	checkError(t, err, &wantError{"violation", "入站路径编码无效"})
+	_, err = InboundSameOriginURL(ev, "//x", nil, nil)
+	checkError(t, err, &wantError{"violation", "同源网址路径无效"})
+	_, err = InboundSameOriginURL(ev, "", nil, make([]string, 17))
+	checkError(t, err, &wantError{"violation", "同源网址的设置或删除列表超过 16 项"})
+}

@@ -27,8 +27,8 @@ func parseForm(input string) []formPair {
 // without building the list: the first pair named name.
 func formGet(input, name string) (value string, ok bool) {
 	for n, v := range formSequences(input) {
-		if formDecode(n) == name {
-			return formDecode(v), true
+		if formDecode(n) == name { // I22
+			return formDecode(v), true // I19
 		}
 	}
 	return "", false
@@ -79,7 +79,7 @@ func serializeForm(list []formPair) string {
 		}
 		b = appendPercentEncoded(b, p.name, encodeForm, true)
 		b = append(b, '=')
-		b = appendPercentEncoded(b, p.value, encodeForm, true)
+		b = appendPercentEncoded(b, p.value, encodeForm, true) // I33
 	}
 	return string(b)
 }

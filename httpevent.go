@@ -42,6 +42,11 @@ import (
 //     it through this adapter, by the package or the host, marks it used;
 //     closing the reader early cancels it (closes r.Body). Of two readers
 //     racing for it, exactly one gets it; the other sees it used.
+//     HTTPEvent puts in r.Body a reader of the same stream that marks it
+//     used too: a handler that reads, parses (ParseForm) or closes r.Body
+//     after HTTPEvent leaves the package's readers status 3. A read before
+//     HTTPEvent, or through r.Body as it was before, cannot be seen: the
+//     readers read what is left (D51).
 //
 // The event is for the handler's goroutine: the request it reads belongs to
 // the handler call.
@@ -66,6 +71,9 @@ func HTTPEvent(r *http.Request) Event {
 		req.body = &httpBody{r: r.Body}
 	case hasLength:
 		req.body = &httpBody{r: http.NoBody}
+	}
+	if req.body != nil && r.Body != nil {
+		r.Body = hostBody{req.body, r.Body}
 	}
 	return httpEvent{req}
 }
@@ -153,10 +161,32 @@ func (b *httpBody) Used() bool {
 }
 
 func (b *httpBody) Open() io.ReadCloser {
+	b.markUsed()
+	return b.r
+}
+
+func (b *httpBody) markUsed() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.used = true
-	return b.r
+}
+
+// hostBody is what HTTPEvent leaves in r.Body: the request's stream, which
+// the host reading or closing marks used (D51), as reading a Worker's
+// request body elsewhere disturbs it.
+type hostBody struct {
+	b *httpBody
+	r io.ReadCloser
+}
+
+func (h hostBody) Read(p []byte) (int, error) {
+	h.b.markUsed() // I53
+	return h.r.Read(p)
+}
+
+func (h hostBody) Close() error {
+	h.b.markUsed() // I53
+	return h.r.Close()
 }
 
 // lock is Used and Open in one step under the lock: of two readers that

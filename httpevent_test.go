@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -795,6 +796,41 @@ func TestHTTPEventHeadHasNoBody(t *testing.T) {
 		checkError(t, err, nil)
 		if st != c.st || string(b) != c.body {
 			t.Errorf("%s: status %v body %q, want %v %q", c.method, st, b, c.st, c.body)
+		}
+	}
+}
+
+// TestHTTPEventHostReadAfter: a net/http handler that makes its event with
+// HTTPEvent and then reads, parses or closes r.Body itself leaves the
+// package's readers status 3 (正文已被读取：…宿主的其他读取), as a Worker
+// whose body another reader took does; the host read what the client sent.
+func TestHTTPEventHostReadAfter(t *testing.T) {
+	// Pins I53, I63, D51.
+	for _, c := range []struct {
+		name string
+		read func(r *http.Request) string
+	}{
+		{"io.ReadAll", func(r *http.Request) string { b, _ := io.ReadAll(r.Body); return string(b) }},
+		{"ParseForm", func(r *http.Request) string { _ = r.ParseForm(); return r.PostForm.Get("a") }},
+		{"an empty read", func(r *http.Request) string { n, _ := r.Body.Read(nil); return strconv.Itoa(n) }},
+		{"Close", func(r *http.Request) string { return fmt.Sprint(r.Body.Close()) }},
+	} {
+		var st BodyStatus
+		var text, hostSaw string
+		var err error
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ev := HTTPEvent(r)
+			hostSaw = c.read(r)
+			st, text, err = ReadInboundText(ev, 100)
+		})
+		r := httptest.NewRequest("POST", "http://h.example/", strings.NewReader("a=hi"))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		h.ServeHTTP(httptest.NewRecorder(), r)
+		if st != 3 || text != "" || err != nil {
+			t.Errorf("%s: ReadInboundText gave (%d, %q, %v), want (3, \"\", nil)", c.name, st, text, err)
+		}
+		if want := map[string]string{"io.ReadAll": "a=hi", "ParseForm": "hi", "an empty read": "0", "Close": "<nil>"}[c.name]; hostSaw != want {
+			t.Errorf("%s: the host got %q, want %q", c.name, hostSaw, want)
 		}
 	}
 }

@@ -107,19 +107,19 @@ const (
 // carriesRequest reports whether an event of this kind carries an HTTP
 // request (I13, I18). "遇到不认识的取值，须按“没有 HTTP 请求的事件”处理，不得当作 fetch。"
 func carriesRequest(kind string) bool {
-	return kind == EventFetch || kind == EventServiceFetch || kind == EventDurableFetch
+	return kind == EventFetch || kind == EventServiceFetch || kind == EventDurableFetch // I13 I18
 }
 
 // currentRequest is the check every inbound reader makes first (I1, I10,
 // I14):
 // "无当前 HTTP 请求时调用失败。"
 func currentRequest(ev Event) (Request, error) {
-	if ev != nil && carriesRequest(ev.Kind()) {
-		if r := ev.Request(); r != nil {
+	if ev != nil && carriesRequest(ev.Kind()) { // I14
+		if r := ev.Request(); r != nil { // I1
 			return r, nil
 		}
 	}
-	return nil, failure(MsgNoRequest, nil)
+	return nil, failure(MsgNoRequest, nil) // I10
 }
 
 // currentURL is the URL of the current request, parsed as new URL parses
@@ -152,7 +152,7 @@ func InboundHeader(ev Event, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return strings.Join(vs, ", "), nil
+	return strings.Join(vs, ", "), nil // I7
 }
 
 // InboundHeaderExists reports whether the request has the header name at
@@ -165,7 +165,7 @@ func InboundHeader(ev Event, name string) (string, error) {
 // Violation MsgHeaderName (I42–I44).
 func InboundHeaderExists(ev Event, name string) (bool, error) {
 	vs, err := headerValues(ev, name)
-	return vs != nil, err
+	return vs != nil, err // I38
 }
 
 // headerValues checks the request, then the name (I44, I145: Violation
@@ -177,7 +177,7 @@ func headerValues(ev Event, name string) ([]string, error) {
 		return nil, err
 	}
 	if !isToken(name) {
-		return nil, violation(MsgHeaderName)
+		return nil, violation(MsgHeaderName) // I44 I145
 	}
 	return lookupHeader(r.Header(), name), nil
 }
@@ -189,11 +189,11 @@ func headerValues(ev Event, name string) ([]string, error) {
 // are looked for too, in sorted order.
 func lookupHeader(h http.Header, name string) []string {
 	if vs, ok := h[textproto.CanonicalMIMEHeaderKey(name)]; ok {
-		return nonNil(vs)
+		return nonNil(vs) // I39 I136
 	}
 	var vs []string
 	for _, k := range slices.Sorted(maps.Keys(h)) {
-		if strings.EqualFold(k, name) {
+		if strings.EqualFold(k, name) { // I6 I40
 			vs = append(nonNil(vs), h[k]...)
 		}
 	}
@@ -211,14 +211,14 @@ func nonNil(vs []string) []string {
 // bytes: tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." /
 // "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA.
 func isToken(s string) bool {
-	if len(s) == 0 || len(s) > MaxHeaderNameBytes {
+	if len(s) == 0 || len(s) > MaxHeaderNameBytes { // I43
 		return false
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0: // I42
 		default:
 			return false
 		}
@@ -245,7 +245,7 @@ var eventKinds = []string{
 // host returns only the kinds it provides; an app must treat any other value
 // as an event without an HTTP request. The slice is new on every call: the
 // caller may modify it.
-func EventKinds() []string { return slices.Clone(eventKinds) }
+func EventKinds() []string { return slices.Clone(eventKinds) } // I15
 
 // InboundEventKind returns the kind of the current host invocation (fetch,
 // queue, scheduled, …: see EventKinds), or "" when there is none (a nil
@@ -257,7 +257,7 @@ func InboundEventKind(ev Event) string {
 	if ev == nil {
 		return ""
 	}
-	return ev.Kind()
+	return ev.Kind() // I12
 }
 
 // InboundMethod returns the request's method as the host received it, not
@@ -270,7 +270,7 @@ func InboundMethod(ev Event) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return r.Method(), nil
+	return r.Method(), nil // I2
 }
 
 // InboundRawPath returns the path of the request URL, still percent-encoded
@@ -305,7 +305,7 @@ func InboundDecodedPath(ev Event) (string, error) {
 	}
 	p, ok := decodePathStrict(u.pathname())
 	if !ok {
-		return "", violation(MsgPathEncoding)
+		return "", violation(MsgPathEncoding) // I5
 	}
 	return p, nil
 }
@@ -369,7 +369,7 @@ func InboundRawQuery(ev Event) (string, error) {
 // Failure MsgNoRequest when the event carries no HTTP request, and Failure
 // MsgRequestURL for a URL new URL would reject (D33).
 func InboundQueryParam(ev Event, name string) (string, error) {
-	v, _, err := queryParam(ev, name)
+	v, _, err := queryParam(ev, name) // I20
 	return v, err
 }
 
@@ -380,7 +380,7 @@ func InboundQueryParam(ev Event, name string) (string, error) {
 // 这样的空值仍返回阳，使应用能区分缺失与空值。" The name is matched as by
 // InboundQueryParam, and its errors are the same.
 func InboundQueryParamExists(ev Event, name string) (bool, error) {
-	_, ok, err := queryParam(ev, name)
+	_, ok, err := queryParam(ev, name) // I21
 	return ok, err
 }
 
@@ -430,24 +430,24 @@ func InboundSameOriginURL(ev Event, path string, set [][2]string, del []string) 
 	if path != "" && !validSameOriginPath(path) {
 		return "", violation(MsgSameOriginPath)
 	}
-	if len(set) > MaxSameOriginItems || len(del) > MaxSameOriginItems {
+	if len(set) > MaxSameOriginItems || len(del) > MaxSameOriginItems { // I34
 		return "", violation(MsgSameOriginList)
 	}
 	if path != "" {
-		u.path = normalizePath(path)
+		u.path = normalizePath(path) // I26
 	}
 	if len(set) == 0 && len(del) == 0 {
-		return u.href(), nil
+		return u.href(), nil // I29
 	}
 	var b strings.Builder
-	b.WriteString(u.origin())
+	b.WriteString(u.origin()) // I29
 	b.WriteString(u.path)
-	list := parseForm(u.query)
+	list := parseForm(u.query) // I28
 	for _, k := range del {
-		list = formDelete(list, utf8DecodeWithoutBOM(k))
+		list = formDelete(list, utf8DecodeWithoutBOM(k)) // I27
 	}
 	for _, kv := range set {
-		list = formSet(list, utf8DecodeWithoutBOM(kv[0]), utf8DecodeWithoutBOM(kv[1]))
+		list = formSet(list, utf8DecodeWithoutBOM(kv[0]), utf8DecodeWithoutBOM(kv[1])) // I25
 	}
 	// URL Standard §6.2 URLSearchParams update steps: "Let serializedQuery be
 	// the serialization of query's list. If serializedQuery is the empty

@@ -948,3 +948,28 @@ func TestMemoryDelayOneSecond(t *testing.T) {
 	deliver(t, p, "q", ok)
 	checkStats(t, p, "q", QueueStats{Sent: 1, Delivered: 2, Retried: 1, Acked: 1})
 }
+
+// TestMemoryDelayZeroReadyAtOnce: a message sent with delay 0 (the option
+// omitted) is in a batch with no time passing; one sent with delay 1 is
+// not, until a second has passed.
+func TestMemoryDelayZeroReadyAtOnce(t *testing.T) {
+	// Pins Q24.
+	p := newVirtual(t)
+	setConsumer(t, p, "q", func(s *ConsumerSettings) { s.MaxBatchTimeout = 0 })
+	for _, d := range []int{1, 0} {
+		if err := SendQueueMessage(context.Background(), p, "B", strconv.Itoa(d), d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var bodies []any
+	deliver(t, p, "q", func(ev Event) error {
+		for _, m := range ev.Batch().Messages() {
+			bodies = append(bodies, m.Body)
+		}
+		return nil
+	})
+	if len(bodies) != 1 || !rawIs(bodies[0], "0") {
+		t.Errorf("the first batch holds %v, want the message of delay 0 alone", bodies)
+	}
+	noBatch(t, p, "q")
+}

@@ -34,7 +34,7 @@ type Platform interface {
 // DelaySeconds 0 means the option is omitted (no delay).
 type SendOptions struct {
 	ContentType  string
-	DelaySeconds int
+	DelaySeconds int // Q24
 }
 
 // BatchMessage is one message of a batch: Body is canonical JSON.
@@ -75,16 +75,16 @@ func SendQueueMessage(ctx context.Context, p Platform, binding, body string, del
 	if err := checkBinding(p, binding); err != nil {
 		return err
 	}
-	canon, msg := canonicalBody([]byte(body))
+	canon, msg := canonicalBody([]byte(body)) // Q41
 	if msg != "" {
 		return violation(msg)
 	}
 	if !delayInRange(delaySeconds) {
-		return violation(MsgDelayRange)
+		return violation(MsgDelayRange) // Q25 Q45
 	}
-	opts := SendOptions{ContentType: contentTypeJSON, DelaySeconds: delaySeconds}
-	if err := p.Send(ctx, binding, canon, opts); err != nil {
-		return failure(MsgSendFailed+err.Error(), err)
+	opts := SendOptions{ContentType: contentTypeJSON, DelaySeconds: delaySeconds} // Q26 Q90
+	if err := p.Send(ctx, binding, canon, opts); err != nil {                     // Q6 Q76
+		return failure(MsgSendFailed+err.Error(), err) // Q17 Q40 Q47 Q83
 	}
 	return nil
 }
@@ -92,10 +92,10 @@ func SendQueueMessage(ctx context.Context, p Platform, binding, body string, del
 // checkBinding is the binding check both producer functions make first (Q8,
 // Q9).
 func checkBinding(p Platform, binding string) error {
-	if binding == "" {
+	if binding == "" { // Q9
 		return violation(MsgEmptyBinding)
 	}
-	if p == nil || !p.Bound(binding) {
+	if p == nil || !p.Bound(binding) { // Q8
 		return abort(MsgBindingNotGranted + binding)
 	}
 	return nil
@@ -104,7 +104,7 @@ func checkBinding(p Platform, binding string) error {
 // delayInRange is the one home of the delay range, 0…MaxDelaySeconds (Q23,
 // Q64): of a send, a batch item and a retry alike, and of what the in-memory
 // platform accepts (a send's delay, a retry, the consumer's RetryDelay).
-func delayInRange(d int) bool { return d >= 0 && d <= MaxDelaySeconds }
+func delayInRange(d int) bool { return d >= 0 && d <= MaxDelaySeconds } // Q23 Q64 Q77
 
 // bodyTooLarge is the one home of the body size limit (Q13, Q14, Q33): n
 // bytes of a body's input or canonical text over MaxMessageBytes.
@@ -116,12 +116,12 @@ var bodyOptions = canonOptions{problemDepthLimit: MaxMessageDepth, markers: true
 // canonicalBody returns the canonical text of a message body, or the
 // message of its first problem.
 func canonicalBody(body []byte) ([]byte, string) {
-	if bodyTooLarge(len(body)) {
-		return nil, MsgBodyTooLarge
+	if bodyTooLarge(len(body)) { // Q13 Q79
+		return nil, MsgBodyTooLarge // Q44
 	}
 	canon, info, err := canonical(nil, body, &bodyOptions)
-	if err != nil {
-		return nil, MsgBodyNotJSON
+	if err != nil { // Q18 Q78
+		return nil, MsgBodyNotJSON // Q43
 	}
 	return canon, bodyProblem(canon, info)
 }
@@ -130,15 +130,15 @@ func canonicalBody(body []byte) ([]byte, string) {
 // valid body, "" when it may be sent.
 func bodyProblem(canon []byte, info valueReport) string {
 	switch info.problem.kind {
-	case problemDeep:
+	case problemDeep: // Q16
 		return MsgBodyTooDeep
-	case problemMarker:
+	case problemMarker: // Q78
 		return MsgBodyMarker
-	case problemInf:
+	case problemInf: // Q78
 		return MsgBodyNotFinite
 	}
-	if bodyTooLarge(len(canon)) {
-		return MsgBodyTooLarge
+	if bodyTooLarge(len(canon)) { // Q14
+		return MsgBodyTooLarge // Q44
 	}
 	return ""
 }
@@ -192,7 +192,7 @@ func (b *Bindings) GrantJSON(permissions string) error {
 	if err != nil || perm == nil {
 		return hostError(msgPermissionsNotObject, nil)
 	}
-	q, present := perm["QUEUE"]
+	q, present := perm["QUEUE"] // Q7
 	if !present {
 		return nil
 	}

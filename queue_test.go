@@ -128,8 +128,8 @@ func newVectorPlatform(t *testing.T, f vectorFile) *MemoryPlatform {
 func TestProducerVectors(t *testing.T) {
 	// Pins Q6, Q7, Q8, Q9, Q11, Q13, Q14, Q16, Q17, Q18, Q19, Q20, Q21, Q23,
 	//   Q24, Q25, Q26, Q28, Q29, Q30, Q31, Q32, Q33, Q34, Q35, Q36, Q37, Q38,
-	//   Q40, Q41, Q43, Q44, Q45, Q46, Q47, Q49, Q76, Q77, Q78, Q79, Q80, Q81,
-	//   Q82, Q83, Q90.
+	//   Q40, Q41, Q42, Q43, Q44, Q45, Q46, Q47, Q48, Q49, Q76, Q77, Q78, Q79,
+	//   Q80, Q81, Q82, Q83, Q90.
 	for _, name := range []string{"queue-producer.json", "queue-producer-limits.json"} {
 		f := loadVectors(t, name)
 		for _, row := range f.Rows {

@@ -156,7 +156,7 @@ func parseHost(input string) (string, bool) {
 			return "", false
 		}
 	}
-	domain = asciiLower(domain)
+	domain = asciiLower(domain) // I35
 	if !endsInANumber(domain) {
 		return domain, true
 	}
@@ -189,7 +189,7 @@ func endsInANumber(host string) bool {
 // href is the URL serializer (§4.5) of the parts: scheme "://" host
 // [":" port] path ["?" query].
 func (u urlParts) href() string {
-	s := u.scheme + "://" + u.hostPort() + u.path
+	s := u.scheme + "://" + u.hostPort() + u.path // I29
 	if u.hasQuery {
 		s += "?" + u.query
 	}
@@ -235,7 +235,7 @@ func defaultPort(scheme string) string {
 }
 
 // pathname is URL.pathname (§6.1): the URL path serializer's output.
-func (u urlParts) pathname() string { return u.path }
+func (u urlParts) pathname() string { return u.path } // I3
 
 // search is URL.search (§6.1): "If this's URL's query is either null or the
 // empty string, return the empty string. Return U+003F (?), followed by this's
@@ -244,7 +244,7 @@ func (u urlParts) search() string {
 	if u.query == "" {
 		return ""
 	}
-	return "?" + u.query
+	return "?" + u.query // I36 I37
 }
 
 // hostPort is the host, then ":" and the port when it is not null.
@@ -257,7 +257,7 @@ func (u urlParts) hostPort() string {
 
 // origin is URL.origin (§4.7 origin, §6.1): a special scheme other than
 // file has a tuple origin, serialised scheme "://" host [":" port].
-func (u urlParts) origin() string { return u.scheme + "://" + u.hostPort() }
+func (u urlParts) origin() string { return u.scheme + "://" + u.hostPort() } // I23
 
 // Percent-encode sets (§1.3). Each contains the one before it, except the
 // form set which also contains everything but ASCII alphanumerics and *-._.
@@ -465,11 +465,11 @@ func normalizePath(input string) string {
 // character is Unicode Cc (U+0000–U+001F, U+007F–U+009F); the path must
 // also be valid UTF-8.
 func validSameOriginPath(p string) bool {
-	if p[0] != '/' || strings.Contains(p, "//") || !utf8.ValidString(p) {
+	if p[0] != '/' || strings.Contains(p, "//") || !utf8.ValidString(p) { // I31 I32
 		return false
 	}
 	for _, c := range p {
-		if c == '\\' || c == '?' || c == '#' || c <= 0x1F || (0x7F <= c && c <= 0x9F) {
+		if c == '\\' || c == '?' || c == '#' || c <= 0x1F || (0x7F <= c && c <= 0x9F) { // I32
 			return false
 		}
 	}
@@ -480,7 +480,7 @@ func validSameOriginPath(p string) bool {
 // to be UTF-8, both strictly (读取入站解码路径).
 func decodePathStrict(p string) (string, bool) {
 	p, ok := percentDecode(p, true)
-	return p, ok && utf8.ValidString(p)
+	return p, ok && utf8.ValidString(p) // I4
 }
 
 // asciiLower is ASCII lowercase (Infra): A–Z become a–z; other bytes stay.

@@ -148,7 +148,7 @@ func (v *utf8Validator) feed(p []byte) bool {
 	}
 	// In bulk: utf8.Valid runs 8 ASCII bytes at a time.
 	t := incompleteTail(p)
-	if !utf8.Valid(p[:t]) {
+	if !utf8.Valid(p[:t]) { // I70
 		v.pos += firstInvalid(p[:t])
 		return false
 	}
@@ -223,7 +223,7 @@ func firstInvalid(p []byte) int {
 // whatwgDecode writes the lenient decoding of p to sb, if not nil, and
 // returns its length in bytes.
 func whatwgDecode(sb *strings.Builder, p string) int {
-	const replacement = "\uFFFD"
+	const replacement = "\uFFFD" // I64
 	n := 0
 	run := 0 // start of the run of well-formed bytes not yet written
 	i := 0
