@@ -269,4 +269,15 @@
 //     same-origin errors (MsgSameOriginPath, MsgSameOriginList) are
 //     Violations: catchable, with a fixed text and no platform's reason
 //     (I5, I32, I34, I122).
+//
+// Conformance of other hosts:
+//
+//   - D53 Rows have a level: spec (the specs' own tables, limits and texts,
+//     and the standards they are written on: WHATWG URL and Encoding,
+//     ECMAScript JSON) or decision (a row pinning one of D1…, which a host
+//     may decide otherwise, listing the row with its reason in its
+//     expectations file). CONFORMANCE.md gives each file's level; a row's
+//     "level" overrides it; a row the runner derives from one of the
+//     package's rules (a scheme a request cannot have, a host that needs
+//     IDNA) is a decision row.
 package hostbridge

@@ -41,13 +41,14 @@ func ids(re *regexp.Regexp, text string) []int {
 	return out
 }
 
-// testSources returns the text of every _test.go file of the package and
-// of natsqueue (whose fault tests pin what durable platforms keep). This
+// testSources returns the text of every _test.go file of the package, of
+// natsqueue (whose fault tests pin what durable platforms keep) and of
+// cmd/conform (whose tests pin how other hosts are scored). This
 // file's checkers name no decision, so only its tests' citations count.
 func testSources(t *testing.T) string {
 	t.Helper()
 	var b strings.Builder
-	for _, pattern := range []string{"*_test.go", filepath.Join("natsqueue", "*_test.go")} {
+	for _, pattern := range []string{"*_test.go", filepath.Join("natsqueue", "*_test.go"), filepath.Join("cmd", "conform", "*_test.go")} {
 		files, err := filepath.Glob(pattern)
 		if err != nil {
 			t.Fatal(err)
