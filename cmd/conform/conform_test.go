@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"hostbridge/internal/conform"
 )
 
 // The package's adapter, built once for all the tests.
@@ -244,5 +246,30 @@ func TestUnknownListedRow(t *testing.T) {
 	}
 	if rep := newReport("a", results, exp, 0, false); rep.unexpected != 0 {
 		t.Errorf("a selection: %d unexpected", rep.unexpected)
+	}
+}
+
+// TestBodyObservations: an adapter that lists bodyObservations is compared
+// on those alone; one that lists none is compared on all three, and a
+// listed observation that differs still fails.
+// Pins D53.
+func TestBodyObservations(t *testing.T) {
+	no := false
+	want := &bodyWant{pulls: 2, canceled: &no, used: true}
+	got := &conform.BodyState{Pulls: 0, Canceled: true, Used: true}
+	all := conform.Hello{}
+	usedOnly := conform.Hello{BodyObservations: []string{"used"}}
+	if want.ok(got, all.Observes) {
+		t.Error("pulls 0 and a cancel passed an adapter that observes all three")
+	}
+	if !want.ok(got, usedOnly.Observes) {
+		t.Error("an adapter that observes only used failed on pulls or canceled")
+	}
+	got.Used = false
+	if want.ok(got, usedOnly.Observes) {
+		t.Error("used false passed an adapter that observes used")
+	}
+	if want.ok(nil, usedOnly.Observes) {
+		t.Error("no body state passed")
 	}
 }

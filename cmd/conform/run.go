@@ -167,7 +167,7 @@ func (rn *runner) answer(p pending, deadline time.Time) (string, error) {
 	if err != nil {
 		return err.Error(), err
 	}
-	return p.tc.compare(res, rn.hello.Redelivery), nil
+	return p.tc.compare(res, &rn.hello), nil
 }
 
 // unsupported is why the adapter cannot run a case, or "".
@@ -235,10 +235,10 @@ func readResult(line []byte, id int, tc *tcase) (*conform.Result, error) {
 
 // compare is how a case's answer differs from what it must be: "" when it
 // does not.
-func (tc *tcase) compare(res *conform.Result, redelivery bool) string {
+func (tc *tcase) compare(res *conform.Result, hello *conform.Hello) string {
 	var got []conform.PlatformCall
 	for i, a := range res.Calls {
-		if d := tc.wants[i].diff(a); d != "" {
+		if d := tc.wants[i].diff(a, hello.Observes); d != "" {
 			return fmt.Sprintf("call %d %s: %s", i+1, tc.msg.Calls[i].Function, d)
 		}
 		got = append(got, a.Platform...)
@@ -251,7 +251,7 @@ func (tc *tcase) compare(res *conform.Result, redelivery bool) string {
 	if tc.outcome != nil && *res.Outcome != *tc.outcome {
 		return fmt.Sprintf("outcome: want %q, got %q", *tc.outcome, *res.Outcome)
 	}
-	if tc.redelivered != nil && redelivery {
+	if tc.redelivered != nil && hello.Redelivery {
 		g, _ := json.Marshal(nonNil(res.Redelivered)) // the runner's own values: cannot fail
 		w, _ := json.Marshal(*tc.redelivered)
 		if string(g) != string(w) {

@@ -3,6 +3,7 @@ package conform
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 )
 
 // Protocol is the protocol version this package speaks.
@@ -30,6 +31,14 @@ type Hello struct {
 	Events     []string `json:"events,omitempty"`
 	Targets    bool     `json:"targets,omitempty"`
 	Redelivery bool     `json:"redelivery,omitempty"`
+	// BodyObservations are the parts of a request body's state the adapter
+	// can see ("pulls", "canceled", "used"); nil: all three.
+	BodyObservations []string `json:"bodyObservations,omitempty"`
+}
+
+// Observes reports whether the adapter reports the body observation what.
+func (h *Hello) Observes(what string) bool {
+	return h.BodyObservations == nil || slices.Contains(h.BodyObservations, what)
 }
 
 // Case is one case: an event, a platform, the calls, how a queue event's
