@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"hostbridge/internal/conform"
 )
 
 // searchParamsData is testdata/urlsearchparams.json: the URLSearchParams
@@ -120,7 +122,7 @@ func TestURLSearchParams(t *testing.T) {
 		readTestJSON(t, "urlsearchparams.json", &d)
 		ran := 0
 		for _, c := range d.Operations {
-			set, del, ok := delSet(c.Ops)
+			set, del, ok := conform.DelSet(c.Ops)
 			if !ok {
 				continue
 			}
@@ -178,7 +180,7 @@ func TestURLSearchParams(t *testing.T) {
 					break
 				}
 				steps = append(steps, s.Step[1:])
-				set, del, ok := delSet(steps)
+				set, del, ok := conform.DelSet(steps)
 				if !ok {
 					break
 				}
@@ -205,21 +207,4 @@ func distinctNames(pairs [][2]string) bool {
 		seen[p[0]] = true
 	}
 	return true
-}
-
-// delSet maps a list of URLSearchParams calls onto InboundSameOriginURL's
-// lists: one-argument deletes, then sets. ok is false when the calls do not
-// have that shape (append, sort, two-argument delete, a delete after a set).
-func delSet(steps [][]string) (set [][2]string, del []string, ok bool) {
-	for _, s := range steps {
-		switch {
-		case len(s) == 2 && s[0] == "delete" && set == nil:
-			del = append(del, s[1])
-		case len(s) == 3 && s[0] == "set":
-			set = append(set, [2]string{s[1], s[2]})
-		default:
-			return nil, nil, false
-		}
-	}
-	return set, del, true
 }

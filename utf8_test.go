@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"hostbridge/internal/conform"
 )
 
 // utf8Decoding is testdata/utf8-decoding.json (WHATWG Encoding, TextDecoder).
@@ -43,20 +45,6 @@ func mustHex(t testing.TB, s string) []byte {
 	return b
 }
 
-// chunkings returns body one-shot, split in two at every point (empty
-// halves included), and in 1-byte chunks.
-func chunkings(body []byte) [][][]byte {
-	out := [][][]byte{{body}}
-	for k := 0; k <= len(body); k++ {
-		out = append(out, [][]byte{body[:k], body[k:]})
-	}
-	ones := [][]byte{}
-	for i := range body {
-		ones = append(ones, body[i:i+1])
-	}
-	return append(out, ones)
-}
-
 // readChunks runs read on a fresh POST whose body arrives as chunks.
 func readChunks[T any](chunks [][]byte, read func(Event, int) (BodyStatus, T, error), limit int) (BodyStatus, T, *FakeBody, error) {
 	fb := &FakeBody{Chunks: chunks}
@@ -89,7 +77,7 @@ func TestUTF8Decoding(t *testing.T) {
 			if utf8.Valid(body) == c.Fatal {
 				t.Errorf("%s (%s): utf8.Valid disagrees with fatal=%v", c.Name, c.Bytes, c.Fatal)
 			}
-			for _, chunks := range chunkings(body) {
+			for _, chunks := range conform.Chunkings(body) {
 				checks++
 				st, s, _, err := readChunks(chunks, ReadInboundText, MaxBodyLimit)
 				if err != nil || st != BodyOK || s != c.Lenient {

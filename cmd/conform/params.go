@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 	"strings"
+
+	"hostbridge/internal/conform"
 )
 
 // maxSameOriginItems is how many pairs or names 构造入站同源网址 takes in a
@@ -81,7 +83,7 @@ func operationsRow(r *struct {
 	Output string     `json:"output"`
 }) (*row, error) {
 	rw := &row{label: r.Init}
-	set, del, ok := delSet(r.Ops)
+	set, del, ok := conform.DelSet(r.Ops)
 	if !ok {
 		rw.skip = "not deletes then sets: 构造入站同源网址 cannot make these calls"
 		return rw, nil
@@ -118,7 +120,7 @@ func interplayRow(r *struct {
 			break
 		}
 		steps = append(steps, s.Step[1:])
-		set, del, ok := delSet(steps)
+		set, del, ok := conform.DelSet(steps)
 		if !ok {
 			break
 		}
@@ -126,22 +128,6 @@ func interplayRow(r *struct {
 		tc.call(wantText(want), "构造入站同源网址", "", nonNil(set), nonNil(del))
 	}
 	return rw, nil
-}
-
-// delSet maps URLSearchParams calls onto 构造入站同源网址's lists:
-// one-argument deletes, then sets; ok is false for any other shape.
-func delSet(steps [][]string) (set [][2]string, del []string, ok bool) {
-	for _, s := range steps {
-		switch {
-		case len(s) == 2 && s[0] == "delete" && set == nil:
-			del = append(del, s[1])
-		case len(s) == 3 && s[0] == "set":
-			set = append(set, [2]string{s[1], s[2]})
-		default:
-			return nil, nil, false
-		}
-	}
-	return set, del, len(set) <= maxSameOriginItems && len(del) <= maxSameOriginItems
 }
 
 func distinctNames(pairs [][2]string) bool {

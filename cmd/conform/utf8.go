@@ -44,7 +44,7 @@ func utf8CaseRow(c *struct {
 		return nil, fmt.Errorf("%s: %v", c.Name, err)
 	}
 	r := &row{label: c.Name}
-	for _, chunks := range chunkings(body) {
+	for _, chunks := range conform.Chunkings(body) {
 		r.cases = append(r.cases, textRead("读取入站有限正文文字", maxBodyLimit, chunks, wantText(c.Lenient), readToEnd(chunks)))
 		strict, after := wantText(c.Lenient).withStatus(0), readToEnd(chunks)
 		if c.Fatal {
@@ -102,20 +102,6 @@ func validPrefix(p []byte) bool {
 		}
 	}
 	return false
-}
-
-// chunkings: body whole, split in two at every point (empty halves
-// included), and in 1-byte chunks.
-func chunkings(body []byte) [][][]byte {
-	out := [][][]byte{{body}}
-	for k := 0; k <= len(body); k++ {
-		out = append(out, [][]byte{body[:k], body[k:]})
-	}
-	ones := [][]byte{}
-	for i := range body {
-		ones = append(ones, body[i:i+1])
-	}
-	return append(out, ones)
 }
 
 type streamCall struct {
