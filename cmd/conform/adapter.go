@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"sync"
 	"time"
@@ -48,6 +49,8 @@ type adapter struct {
 	stderr  *tail
 	done    chan struct{} // closed when the process has exited
 	waitErr error
+	quit    chan struct{} // closed when the runner is done with the adapter
+	stop    sync.Once     // closes quit
 }
 
 type lineOrErr struct {
@@ -60,14 +63,25 @@ func startAdapter(argv []string) (*adapter, conform.Hello, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	ownGroup(cmd)
 	a := &adapter{cmd: cmd, in: make(chan []byte, window), out: make(chan lineOrErr, 1), stderr: &tail{max: 4096},
-		done: make(chan struct{})}
+		done: make(chan struct{}), quit: make(chan struct{})}
 	cmd.Stderr = a.stderr
-	stdin, err1 := cmd.StdinPipe()
-	stdout, err2 := cmd.StdoutPipe()
-	if err := errors.Join(err1, err2); err != nil {
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
 		return nil, conform.Hello{}, err
 	}
-	if err := cmd.Start(); err != nil {
+	// The output is a pipe of the runner's own, not cmd.StdoutPipe: Wait
+	// closes that as soon as the process exits, and the answers an adapter
+	// wrote just before it died, and the end of output that says it died,
+	// would be lost (the run then saw a stall instead of a death).
+	stdout, out, err := os.Pipe()
+	if err != nil {
+		return nil, conform.Hello{}, err
+	}
+	cmd.Stdout = out
+	err = cmd.Start()
+	out.Close() // the child has its own copy; ours would hide the end of output
+	if err != nil {
+		stdout.Close()
 		return nil, conform.Hello{}, err
 	}
 	go a.write(stdin)
@@ -105,14 +119,17 @@ func (a *adapter) write(w io.WriteCloser) {
 	}
 }
 
-// read reads the output a line at a time; it ends at the first error.
-func (a *adapter) read(r io.Reader) {
+// read reads the output a line at a time; it ends at the first error (the
+// end of output included, which it passes on like a line), or when the
+// runner is done with the adapter.
+func (a *adapter) read(r io.ReadCloser) {
+	defer r.Close()
 	br := bufio.NewReaderSize(r, 1<<16)
 	for {
 		line, err := readLine(br)
 		select {
 		case a.out <- lineOrErr{line, err}:
-		case <-a.done:
+		case <-a.quit:
 			return
 		}
 		if err != nil {
@@ -203,6 +220,7 @@ func (a *adapter) close() {
 	case <-time.After(2 * time.Second):
 		a.kill()
 	}
+	a.stop.Do(func() { close(a.quit) })
 }
 
 // kill kills the adapter and every process it started, and waits for it.
@@ -212,6 +230,7 @@ func (a *adapter) kill() {
 	case <-a.done:
 	case <-time.After(5 * time.Second):
 	}
+	a.stop.Do(func() { close(a.quit) })
 }
 
 // tail keeps the last max bytes written to it.
