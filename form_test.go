@@ -104,7 +104,7 @@ func TestURLSearchParams(t *testing.T) {
 			}
 			// Through InboundSameOriginURL: setting the pairs (distinct names)
 			// on a URL without a query gives the same query.
-			if len(c.Pairs) <= MaxSameOriginItems && distinctNames(c.Pairs) {
+			if len(c.Pairs) <= MaxSameOriginItems && conform.DistinctNames(c.Pairs) {
 				got, err := InboundSameOriginURL(fetchEvent("https://example.com/"), "", c.Pairs, nil)
 				want := "https://example.com/"
 				if c.Output != "" {
@@ -196,15 +196,4 @@ func TestURLSearchParams(t *testing.T) {
 			t.Fatal("too few url_interplay steps ran")
 		}
 	})
-}
-
-func distinctNames(pairs [][2]string) bool {
-	seen := map[string]bool{}
-	for _, p := range pairs {
-		if seen[p[0]] {
-			return false
-		}
-		seen[p[0]] = true
-	}
-	return true
 }

@@ -61,7 +61,7 @@ func serializeRow(r *struct {
 	Output string      `json:"output"`
 }) (*row, error) {
 	rw := &row{label: showPairs(r.Pairs)}
-	if len(r.Pairs) > maxSameOriginItems || !distinctNames(r.Pairs) {
+	if len(r.Pairs) > maxSameOriginItems || !conform.DistinctNames(r.Pairs) {
 		rw.skip = "the pairs repeat a name or are more than 16: 构造入站同源网址 cannot set them"
 		return rw, nil
 	}
@@ -128,17 +128,6 @@ func interplayRow(r *struct {
 		tc.call(wantText(want), "构造入站同源网址", "", nonNil(set), nonNil(del))
 	}
 	return rw, nil
-}
-
-func distinctNames(pairs [][2]string) bool {
-	seen := map[string]bool{}
-	for _, p := range pairs {
-		if seen[p[0]] {
-			return false
-		}
-		seen[p[0]] = true
-	}
-	return true
 }
 
 // query is "?q", or "" for an empty q.

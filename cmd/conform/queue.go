@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"hostbridge/internal/conform"
+	"hostbridge/internal/queuevectors"
 )
 
 // producerRows: queue-producer.json and queue-producer-limits.json. Each
@@ -116,37 +117,12 @@ func producerCase(raw json.RawMessage, perms json.RawMessage, bindings map[strin
 // consumerRows: queue-consumer.json. Each row is one case: its event, with
 // the batch the platform holds, the steps as calls, how the handler ends.
 func consumerRows(file string, data []byte) ([]*row, error) {
-	return fileRows(file, data, levelSpec, func(r *consumerVector) (*row, error) { return oneCase(r.Situation, r.tcase()) })
+	return fileRows(file, data, levelSpec, func(r *queuevectors.Row) (*row, error) { return oneCase(r.Situation, consumerCase(r)) })
 }
 
-type consumerVector struct {
-	Situation string `json:"情境"`
-	Event     string `json:"event"`
-	Queue     string `json:"queue"`
-	Batch     []struct {
-		ID        string `json:"id"`
-		Attempts  int    `json:"attempts"`
-		Timestamp int64  `json:"timestamp"`
-		Body      string `json:"body"`
-	} `json:"batch"`
-	Steps []struct {
-		Call         string             `json:"call"`
-		N            int                `json:"n"`
-		DelaySeconds int                `json:"delaySeconds"`
-		Expect       *string            `json:"expect"`
-		Error        *conform.Exception `json:"error"`
-	} `json:"steps"`
-	Throws   bool `json:"throws"`
-	Platform []struct {
-		Call         string `json:"call"`
-		N            int    `json:"n"`
-		DelaySeconds int    `json:"delaySeconds"`
-	} `json:"platform"`
-	Outcome     *string              `json:"outcome"`
-	Redelivered []conform.Redelivery `json:"redelivered"`
-}
-
-func (r *consumerVector) tcase() *tcase {
+// consumerCase is a row of queue-consumer.json as a case: the batch as the
+// platform holds it, the handler's calls, and what the platform must see.
+func consumerCase(r *queuevectors.Row) *tcase {
 	ev := &conform.Event{Kind: r.Event}
 	tc := newCase(ev)
 	if r.Batch != nil {
@@ -157,7 +133,10 @@ func (r *consumerVector) tcase() *tcase {
 		}
 		tc.msg.End = &conform.End{Throws: r.Throws}
 		tc.outcome = r.Outcome
-		again := append([]conform.Redelivery{}, r.Redelivered...)
+		again := []conform.Redelivery{}
+		for _, m := range r.Redelivered {
+			again = append(again, conform.Redelivery(m))
+		}
 		tc.redelivered = &again
 	}
 	for _, s := range r.Steps {

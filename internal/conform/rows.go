@@ -35,3 +35,16 @@ func DelSet(steps [][]string) (set [][2]string, del []string, ok bool) {
 	}
 	return set, del, true
 }
+
+// DistinctNames reports whether no two pairs share a name: only then can a
+// serialize row's pairs be set one by one through 构造入站同源网址.
+func DistinctNames(pairs [][2]string) bool {
+	seen := map[string]bool{}
+	for _, p := range pairs {
+		if seen[p[0]] {
+			return false
+		}
+		seen[p[0]] = true
+	}
+	return true
+}
