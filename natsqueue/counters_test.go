@@ -228,3 +228,27 @@ func TestCountersReadFromLeader(t *testing.T) {
 		}
 	}
 }
+
+// TestSentWhenAnswerLost: D30, D31: a send whose answer was lost, but that
+// the server stored, fails as before (it "may still have been stored"),
+// and once it is delivered and acked the counters say it was sent: Sent
+// equals Acked, with no host crash.
+func TestSentWhenAnswerLost(t *testing.T) {
+	p := openSingle(t)
+	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchSize = 1 })
+	p.losePubAcks.Store(true)
+	err := p.Send(ctxBG, "Q", []byte(`1`), hostbridge.SendOptions{})
+	p.losePubAcks.Store(false)
+	if err == nil || !strings.HasPrefix(err.Error(), msgNoAnswer) {
+		t.Fatalf("send whose answer was lost: %v, want %q…", err, msgNoAnswer)
+	}
+	r, ok := deliverWithin(t, p, "q", 5*time.Second, func(hostbridge.Event) error { return nil })
+	if !ok || len(r.Acked) != 1 {
+		t.Fatalf("delivered %+v (%v), want the message acked", r, ok)
+	}
+	p.asking.Wait() // the question about the send was answered
+	want := hostbridge.QueueStats{Sent: 1, Delivered: 1, Acked: 1}
+	if s := p.Stats(ctxBG, "q"); s != want {
+		t.Errorf("stats %+v, want %+v", s, want)
+	}
+}
