@@ -94,9 +94,6 @@ type Platform struct {
 	settings map[string]hostbridge.ConsumerSettings
 	queues   map[string]*queueState // queues whose stream and consumer exist
 	limits   map[string]queueLimits
-	// uncounted are the subjects of dead-letter copies whose publish
-	// failed: stored or not, they are not counted as sent yet.
-	uncounted map[string]bool
 	// api deletes and reads single messages (msgapi.go); tests fail it.
 	api msgAPI
 	// patience is copyPatience; tests shorten it.
@@ -105,11 +102,13 @@ type Platform struct {
 	// ack lost with a connection or a server fault would.
 	loseRemovals atomic.Bool
 
-	statsOnce sync.Mutex // guards stats
-	stats     jetstream.Stream
-	stopFlush chan struct{}
-	flushDone chan struct{}
-	closeOnce sync.Once
+	claimsOnce  sync.Mutex // guards claimsReady
+	claimsReady bool       // the claims stream exists
+	statsOnce   sync.Mutex // guards stats
+	stats       jetstream.Stream
+	stopFlush   chan struct{}
+	flushDone   chan struct{}
+	closeOnce   sync.Once
 
 	// retryUnit is the length of a retry delay's second: time.Second, but
 	// tests shorten it to replay rows with 30 s retries in real time.
@@ -140,7 +139,7 @@ func Open(opts Options) (*Platform, error) {
 // configuration.
 func newPlatform(opts Options) *Platform {
 	p := &Platform{opts: opts, settings: map[string]hostbridge.ConsumerSettings{}, queues: map[string]*queueState{},
-		limits: map[string]queueLimits{}, uncounted: map[string]bool{}, retryUnit: time.Second,
+		limits: map[string]queueLimits{}, retryUnit: time.Second,
 		patience: copyPatience}
 	p.api = leaderAPI{p}
 	return p
