@@ -114,7 +114,7 @@ func (p *Platform) write(h *holding, c claim, deadline time.Time) (bool, error) 
 	}
 	opts := []jetstream.PublishOpt{jetstream.WithExpectLastSequencePerSubject(h.rev)}
 	if c.final() {
-		opts = append(opts, jetstream.WithMsgTTL(settledTTL))
+		opts = append(opts, jetstream.WithMsgTTL(p.settledTTL))
 	}
 	msg := &nats.Msg{Subject: h.subj, Data: data}
 	lost := false

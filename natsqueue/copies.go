@@ -13,8 +13,8 @@ import (
 )
 
 // copyPatience is how long natsqueue tries, a retryPause apart, to have
-// the server confirm a copy stored, an original removed or a redelivered
-// message looked up, each try bounded by Options.Timeout too: a fixed
+// the server confirm a claim written, a copy stored or an original
+// removed, each try bounded by Options.Timeout too: a fixed
 // ceiling, whatever Options.Timeout is, longer than a cluster's election
 // (a few seconds).
 const (

@@ -96,8 +96,8 @@ type Platform struct {
 	limits   map[string]queueLimits
 	// api deletes and reads single messages (msgapi.go); tests fail it.
 	api msgAPI
-	// patience is copyPatience; tests shorten it.
-	patience time.Duration
+	// patience is copyPatience, settledTTL settledTTL; tests shorten them.
+	patience, settledTTL time.Duration
 	// loseRemovals: tests lose the removals of settled originals, as an
 	// ack lost with a connection or a server fault would.
 	loseRemovals atomic.Bool
@@ -140,7 +140,7 @@ func Open(opts Options) (*Platform, error) {
 func newPlatform(opts Options) *Platform {
 	p := &Platform{opts: opts, settings: map[string]hostbridge.ConsumerSettings{}, queues: map[string]*queueState{},
 		limits: map[string]queueLimits{}, retryUnit: time.Second,
-		patience: copyPatience}
+		patience: copyPatience, settledTTL: settledTTL}
 	p.api = leaderAPI{p}
 	return p
 }
