@@ -146,17 +146,20 @@
 // 50 ms, kept until the server confirms them and sent again under the same
 // publish IDs, so with no host crash they are what happened, unless a
 // count stays unconfirmed past the server's 2 min duplicate window. Sent
-// counts the sends the server confirmed: a send that failed but was stored
-// is acked without being sent. An outcome is counted, and the count
-// stored, before it is committed, and taken back if it is refused; one
-// whose commit no server confirmed either way within a minute stays
-// counted (had it not committed, the message is handled and counted
-// again). A dead-letter copy is counted as sent by the host that marks its
-// original's claim copied. Delivered counts the hand-outs a handler saw
-// whose outcome holds (not a message past MaxRetries+1 that skips the
-// handler), Retried the retries a handler asked for. A host crash loses at
-// most its last 50 ms of Sent and the counts not yet confirmed, and counts
-// a message handled again twice. InFlight and Ready are 0.
+// counts the sends the server stored: a send goes out under a publish ID,
+// and one left without an answer is asked about under it (a question that
+// stores nothing), 250 ms apart, until the server tells; one it has not
+// told about within 1 min (half that window) is logged, not counted. An
+// outcome is counted, and the count stored, before it is committed, and
+// taken back if it is refused; one whose commit no server confirmed
+// either way within a minute stays counted (had it not committed, the
+// message is handled and counted again). A dead-letter copy is counted as
+// sent by the host that marks its original's claim copied. Delivered
+// counts the hand-outs a handler saw whose outcome holds (not a message
+// past MaxRetries+1 that skips the handler), Retried the retries a handler
+// asked for. A host crash loses at most its last 50 ms of Sent, the sends
+// it was asking about and the counts not yet confirmed, and counts a
+// message handled again twice. InFlight and Ready are 0.
 //
 // SetLimits bounds a queue's pending messages (a send past it fails with
 // ErrQueueFull, nothing sent; one Platform never takes a queue past it,
