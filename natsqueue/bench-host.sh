@@ -29,7 +29,7 @@ done
 command -v wrk >/dev/null || { echo "bench-host.sh needs wrk (apt-get install wrk)" >&2; exit 2; }
 
 work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; wait; git worktree remove --force "$work/base" 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; wait; git worktree remove --force "$work/base" 2>/dev/null || true; rm -rf "$work"' EXIT
 go build -o "$work/host" ./cmd/pagequeue
 if [ -n "$base" ]; then
 	git worktree add --detach "$work/base" "$base" >/dev/null 2>&1 || { echo "bench-host.sh: no revision $base" >&2; exit 1; }
