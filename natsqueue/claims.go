@@ -108,16 +108,17 @@ var errClaimUnknown = errors.New("natsqueue: no answer to a claim's write")
 // newer than h and says what c says. errClaimUnknown when the server said
 // neither before deadline.
 func (p *Platform) write(h *holding, c claim, deadline time.Time) (bool, error) {
-	data, err := json.Marshal(c)
+	return p.writeAfter(h, c, deadline, false)
+}
+
+// writeAfter is write, told whether an earlier try of the same write got no
+// answer (lost: it may have committed).
+func (p *Platform) writeAfter(h *holding, c claim, deadline time.Time, lost bool) (bool, error) {
+	msg, opts, err := p.claimMsg(h, c)
 	if err != nil {
 		return false, err
 	}
-	opts := []jetstream.PublishOpt{jetstream.WithExpectLastSequencePerSubject(h.rev)}
-	if c.final() {
-		opts = append(opts, jetstream.WithMsgTTL(p.settledTTL))
-	}
-	msg := &nats.Msg{Subject: h.subj, Data: data}
-	lost := false
+	data := msg.Data
 	for {
 		ctx, cancel := p.tryCtx(deadline)
 		ack, err := p.js.PublishMsg(ctx, msg, opts...)
@@ -148,6 +149,59 @@ func (p *Platform) write(h *holding, c claim, deadline time.Time) (bool, error) 
 		}
 		time.Sleep(min(retryPause, left))
 	}
+}
+
+// claimMsg is the publish that writes c over h.
+func (p *Platform) claimMsg(h *holding, c claim) (*nats.Msg, []jetstream.PublishOpt, error) {
+	data, err := json.Marshal(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := []jetstream.PublishOpt{jetstream.WithExpectLastSequencePerSubject(h.rev)}
+	if c.final() {
+		opts = append(opts, jetstream.WithMsgTTL(p.settledTTL))
+	}
+	return &nats.Msg{Subject: h.subj, Data: data}, opts, nil
+}
+
+// writeEach writes cs[i] over hs[i] for every i and reports each as write
+// does, the publishes pipelined (one round trip for them all, rather than
+// a goroutine waiting for each answer). A write answered neither by its
+// commit nor by a refusal is tried again by writeAfter, which tells a
+// refusal of its own lost write from another's.
+func (p *Platform) writeEach(hs []*holding, cs []claim, deadline time.Time) ([]bool, []error) {
+	oks, errs := make([]bool, len(hs)), make([]error, len(hs))
+	futures := make([]jetstream.PubAckFuture, len(hs))
+	var again sync.WaitGroup
+	for i, h := range hs {
+		msg, opts, err := p.claimMsg(h, cs[i])
+		if err != nil {
+			errs[i] = err
+		} else if futures[i], err = p.js.PublishMsgAsync(msg, opts...); err != nil { // not sent
+			again.Go(func() { oks[i], errs[i] = p.write(hs[i], cs[i], deadline) })
+		}
+	}
+	ctx, cancel := p.tryCtx(deadline)
+	defer cancel()
+	for i, f := range futures {
+		if f == nil {
+			continue
+		}
+		var err error
+		select {
+		case ack := <-f.Ok():
+			hs[i].rev, hs[i].c, oks[i] = ack.Sequence, cs[i], true
+			continue
+		case err = <-f.Err():
+		case <-ctx.Done():
+		}
+		if apiCode(err) == codeWrongLast {
+			continue // refused: another write came first
+		}
+		again.Go(func() { oks[i], errs[i] = p.writeAfter(hs[i], cs[i], deadline, true) })
+	}
+	again.Wait()
+	return oks, errs
 }
 
 // readClaim is the last write on subj, read from the claims stream's
@@ -218,17 +272,37 @@ func (p *Platform) claimOne(subj string) (*holding, claimState) {
 	return h, claimFailed
 }
 
-// claimAll claims each of msgs, all at once, on q's claims.
+// claimAll claims each of msgs, all at once, on q's claims: it creates
+// their claims, the writes pipelined (writeEach); those that exist already
+// (a message handed out before) it then claims one by one (claimOne).
 func (p *Platform) claimAll(q *queueState, msgs []jetstream.Msg) ([]*holding, []claimState) {
 	hs, sts := make([]*holding, len(msgs)), make([]claimState, len(msgs))
-	var wg sync.WaitGroup
+	var news []*holding
+	var cs []claim
 	for i, m := range msgs {
-		md, err := m.Metadata()
-		if err != nil {
-			hs[i], sts[i] = &holding{}, claimFailed
+		hs[i] = &holding{}
+		if md, err := m.Metadata(); err == nil {
+			hs[i].subj = p.claimSubject(q.names.token, md.Sequence.Stream)
+			news, cs = append(news, hs[i]), append(cs, claim{N: 1, Holder: p.newID(), Until: p.lease()})
+		}
+	}
+	oks, errs := p.writeEach(news, cs, time.Now().Add(p.patience))
+	var wg sync.WaitGroup
+	j := 0
+	for i := range msgs {
+		if hs[i].subj == "" {
+			sts[i] = claimFailed
 			continue
 		}
-		wg.Go(func() { hs[i], sts[i] = p.claimOne(p.claimSubject(q.names.token, md.Sequence.Stream)) })
+		switch ok, err := oks[j], errs[j]; {
+		case err != nil:
+			sts[i] = claimFailed
+		case ok:
+			sts[i] = claimHeld
+		default:
+			wg.Go(func() { hs[i], sts[i] = p.claimOne(hs[i].subj) })
+		}
+		j++
 	}
 	wg.Wait()
 	return hs, sts
@@ -271,15 +345,21 @@ func (p *Platform) settle(h *holding, done claim) (ok, unknown bool) {
 	if h.rev == 0 {
 		return false, false
 	}
-	done.N, done.Holder, done.Until = h.c.N, h.c.Holder, h.c.Until
-	if !done.final() {
-		done.Until = time.Now().Add(p.copyLease()).UnixMilli()
-	}
-	ok, err := p.write(h, done, time.Now().Add(p.settlePatience()))
+	ok, err := p.write(h, p.settled(h, done), time.Now().Add(p.settlePatience()))
 	if err != nil {
 		p.log().Warn("natsqueue: settling a claim (outcome not applied)", "subject", h.subj, "err", err)
 	}
 	return ok, err != nil
+}
+
+// settled is the claim that settles h, this host's hold, with done's
+// outcome: a retry or a dead letter gets a new lease, for storing its copy.
+func (p *Platform) settled(h *holding, done claim) claim {
+	done.N, done.Holder, done.Until = h.c.N, h.c.Holder, h.c.Until
+	if !done.final() {
+		done.Until = time.Now().Add(p.copyLease()).UnixMilli()
+	}
+	return done
 }
 
 // copyLease is how long a settled claim's holder may store its copy: the

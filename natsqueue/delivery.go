@@ -396,13 +396,24 @@ func (p *Platform) doneOf(a hostbridge.Action, delay int, s hostbridge.ConsumerS
 	return claim{Done: doneDrop}
 }
 
-// settleAll commits each outcome of ss on its claim, all at once.
+// settleAll commits each outcome of ss on its claim (see settle), the
+// writes pipelined (writeEach).
 func (p *Platform) settleAll(ss []*settling) {
-	var wg sync.WaitGroup
+	var held []*settling
+	var hs []*holding
+	var cs []claim
 	for _, st := range ss {
-		wg.Go(func() { st.ok, st.unknown = p.settle(st.h, st.done) })
+		if st.h.rev != 0 { // a hold lost to another write: refused
+			held, hs, cs = append(held, st), append(hs, st.h), append(cs, p.settled(st.h, st.done))
+		}
 	}
-	wg.Wait()
+	oks, errs := p.writeEach(hs, cs, time.Now().Add(p.settlePatience()))
+	for i, st := range held {
+		st.ok, st.unknown = oks[i], errs[i] != nil
+		if errs[i] != nil {
+			p.log().Warn("natsqueue: settling a claim (outcome not applied)", "subject", st.h.subj, "err", errs[i])
+		}
+	}
 }
 
 // report adds st, an outcome committed, to r.
