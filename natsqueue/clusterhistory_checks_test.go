@@ -29,11 +29,11 @@ func TestFaultHistoryChecks(t *testing.T) {
 		{"lease overlap, the earlier holder's outcome refused", "d fq m 1 100 h0\nd fq m 2 6000000 h1\na fq m 2 6000100 h1\nx fq m 1 7000000 h0\n", nil, 1},
 		{"lease overlap, the earlier holder's host killed first", "d fq m 1 100 h0\nd fq m 2 6000000 h1\nk h0 6500000\na fq m 2 6600000 h1\n", nil, 1},
 		{"lost", "", func(f findings) []string { return f.lost }, 0},
-		{"early retry", "d fq m 1 100 h0\nr m 1 2 200 h0\nd fq m 2 1200000 h1\na fq m 2 1300000 h1\n",
+		{"early retry", "d fq m 1 100 h0\nr fq m 1 2 200 h0\nd fq m 2 1200000 h1\na fq m 2 1300000 h1\n",
 			func(f findings) []string { return f.earlyRetry }, 0},
-		{"attempts back", "d fq m 1 100 h0\nr m 1 0 200 h0\nd fq m 2 300 h1\nr m 2 0 400 h1\nd fq m 1 3000000 h2\na fq m 1 3000100 h2\n",
+		{"attempts back", "d fq m 1 100 h0\nr fq m 1 0 200 h0\nd fq m 2 300 h1\nr fq m 2 0 400 h1\nd fq m 1 3000000 h2\na fq m 1 3000100 h2\n",
 			func(f findings) []string { return f.back }, 0},
-		{"retried original again", "d fq m 1 100 h0\nr m 1 0 200 h0\nd fq m 1 300 h1\na fq m 1 400 h1\n",
+		{"retried original again", "d fq m 1 100 h0\nr fq m 1 0 200 h0\nd fq m 1 300 h1\na fq m 1 400 h1\n",
 			func(f findings) []string { return f.originalAgain }, 0},
 		{"the same attempts again", "d fq m 1 100 h0\nx fq m 1 200 h0\nd fq m 1 3000000 h1\na fq m 1 3000100 h1\n",
 			func(f findings) []string { return f.notOne }, 0},
@@ -81,8 +81,8 @@ func TestFaultHistoryChecks(t *testing.T) {
 func TestFaultHistoryCounts(t *testing.T) {
 	h := historyOf("s fq m 0 0 10 ok\ns fq n 0 0 10 err timeout\ns fq o 0 0 10 ok\n" +
 		"d fq m 1 100 h0\nd fq m 2 6000000 h1\na fq m 2 6000100 h1\nx fq m 1 7000000 h0\n" +
-		"d fq n 1 200 h0\nr n 1 3 300 h0\nd fq n 2 3500000 h1\na fq n 2 3500100 h1\n" +
-		"d fq o 1 400 h0\nr o 1 0 500 h0\nd fq o 2 600 h0\nr o 2 0 700 h0\nd fq o 3 800 h0\nr o 3 0 900 h0\nd fq o 4 1000 h0\ng fq o 4 1100 h0\n" +
+		"d fq n 1 200 h0\nr fq n 1 3 300 h0\nd fq n 2 3500000 h1\na fq n 2 3500100 h1\n" +
+		"d fq o 1 400 h0\nr fq o 1 0 500 h0\nd fq o 2 600 h0\nr fq o 2 0 700 h0\nd fq o 3 800 h0\nr fq o 3 0 900 h0\nd fq o 4 1000 h0\ng fq o 4 1100 h0\n" +
 		"d dlq o 1 2000 h2\na dlq o 1 2100 h2\n")
 	want, excess := h.expected(1)
 	wantFQ := hostbridge.QueueStats{Sent: 2, Delivered: 8, Acked: 2, Retried: 4, DeadLettered: 1}
@@ -119,7 +119,7 @@ func handledTimes(n int, givenUp bool) string {
 		fmt.Fprintf(&b, "d fq m %d %d h0\n", i, at)
 		switch {
 		case i < n:
-			fmt.Fprintf(&b, "r m %d 0 %d h0\n", i, at+10)
+			fmt.Fprintf(&b, "r fq m %d 0 %d h0\n", i, at+10)
 		case givenUp:
 			fmt.Fprintf(&b, "g fq m %d %d h0\n", i, at+10)
 		default:

@@ -28,7 +28,7 @@ import (
 //	s <queue> <id> <delay> <start> <end> ok|err [<reason>]  a send
 //	d <queue> <id> <attempts> <at> <host>                  a handler got it
 //	a <queue> <id> <attempts> <at> <host>                  its handling ended acked
-//	r <id> <attempts> <delay> <at> <host>                  … retried with delay
+//	r <queue> <id> <attempts> <delay> <at> <host>          … retried with delay
 //	g <queue> <id> <attempts> <at> <host>                  … dead-lettered or dropped
 //	x <queue> <id> <attempts> <at> <host>                  … with its outcome refused
 //	f SIGKILL|SIGSTOP|back [<node> …] <at>                 a node fault (back: restarted or
@@ -166,12 +166,12 @@ func (h *faultHistory) apply(line string) {
 		} else {
 			h.deliveries[fs[2]] = append(h.deliveries[fs[2]], d)
 		}
-	case fs[0] == "r" && len(fs) == 6:
-		h.outcomes[fs[1]] = append(h.outcomes[fs[1]], outcomeRecord{kind: 'r', attempts: atoi(2), delay: atoi(3), at: h.at(fs[4]), host: fs[5]})
-	case fs[0] == "a" && fs[1] == h.dlq && len(fs) == 6:
+	case fs[0] == "a" && len(fs) == 6 && fs[1] == h.dlq:
 		h.deadAcks[fs[2]]++
-	case (fs[0] == "a" || fs[0] == "g" || fs[0] == "x") && fs[1] != h.dlq && len(fs) == 6:
+	case (fs[0] == "a" || fs[0] == "g" || fs[0] == "x") && len(fs) == 6 && fs[1] != h.dlq:
 		h.outcomes[fs[2]] = append(h.outcomes[fs[2]], outcomeRecord{kind: fs[0][0], attempts: atoi(3), at: h.at(fs[4]), host: fs[5]})
+	case fs[0] == "r" && len(fs) == 7 && fs[1] != h.dlq:
+		h.outcomes[fs[2]] = append(h.outcomes[fs[2]], outcomeRecord{kind: 'r', attempts: atoi(3), delay: atoi(4), at: h.at(fs[5]), host: fs[6]})
 	case fs[0] == "f" && len(fs) >= 3 && fs[1] != "back":
 		// f <what> [<node> …] <at>
 		nodes := strings.Fields(strings.Trim(strings.Join(fs[2:len(fs)-1], " "), "[]"))
@@ -277,7 +277,7 @@ func (h *faultHistory) handled(queue string, got []hostbridge.Message, r hostbri
 		if kind := cmp.Or(kinds[m.ID], "x"); kind != "r" {
 			h.record("%s %s %s %d %d %s", kind, queue, messageID(m), m.Attempts, h.us(at), h.host)
 		} else {
-			h.record("r %s %d %d %d %s", messageID(m), m.Attempts, delays[m.ID], h.us(at), h.host)
+			h.record("r %s %s %d %d %d %s", queue, messageID(m), m.Attempts, delays[m.ID], h.us(at), h.host)
 		}
 	}
 }
