@@ -3,7 +3,9 @@
 package natsqueue
 
 import (
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -91,6 +93,30 @@ func TestFaultHistoryCounts(t *testing.T) {
 	}
 	if excess["fq"] != 1 || excess["dlq"] != 0 {
 		t.Errorf("expected excess %v, want fq 1 (n stored although its send failed) and dlq 0", excess)
+	}
+}
+
+// TestFaultHistoryRecordsResult: a handling's end is recorded from what
+// Deliver's result reports the platform applied, and a message of the
+// batch in none of Acked, Retried, DeadLettered and Dropped is recorded
+// refused. Pins D31.
+func TestFaultHistoryRecordsResult(t *testing.T) {
+	var got []hostbridge.Message
+	for i, id := range []string{"m0", "m1", "m2", "m3", "m4"} {
+		got = append(got, hostbridge.Message{ID: fmt.Sprint("i", i), Body: json.RawMessage(strconv.Quote(id)), Attempts: i + 1})
+	}
+	r := hostbridge.DeliveryResult{IDs: []string{"i0", "i1", "i2", "i3", "i4"}, Acked: []string{"i0"},
+		Retried:      []hostbridge.RetryMessage{{ID: "i1", DelaySeconds: 3}},
+		DeadLettered: []hostbridge.DeadLetter{{ID: "i2", Queue: "dlq", Attempts: 3}}, Dropped: []string{"i3"}}
+	h := emptyFaultHistory(time.Unix(0, 0), "h0", 3, "dlq")
+	h.handled("fq", got, r, time.Unix(1, 0))
+	want := map[string]outcomeRecord{"m0": {kind: 'a', attempts: 1}, "m1": {kind: 'r', attempts: 2, delay: 3},
+		"m2": {kind: 'g', attempts: 3}, "m3": {kind: 'g', attempts: 4}, "m4": {kind: 'x', attempts: 5}}
+	for id, w := range want {
+		w.at, w.host = time.Unix(1, 0), "h0"
+		if rs := h.outcomes[id]; len(rs) != 1 || rs[0] != w {
+			t.Errorf("%s: recorded %+v, want %+v", id, rs, w)
+		}
 	}
 }
 
