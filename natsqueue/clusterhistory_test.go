@@ -55,16 +55,17 @@ type faultHistory struct {
 	maxRetries int
 	dlq        string
 
-	sends      map[string]sendRecord // every send tried, by id
-	okSends    map[string]int        // sends that returned nil, by queue
-	sendErrs   map[string]int        // sends that failed, by reason
-	deliveries map[string][]faultDelivery
-	outcomes   map[string][]outcomeRecord // fq's and bq's handlings' outcomes by id
-	dead       map[string][]faultDelivery
-	deadAcks   map[string]int // dead-letter queue acks by id
-	faults     map[string]int // nodes signalled, by signal
-	kills      []hostKill     // when host processes were SIGKILLed
-	largest    uint64         // the bounded queue's largest stream size seen
+	sends       map[string]sendRecord // every send tried, by id
+	okSends     map[string]int        // sends that returned nil, by queue
+	sendErrs    map[string]int        // sends that failed, by reason
+	deliveries  map[string][]faultDelivery
+	outcomes    map[string][]outcomeRecord // fq's and bq's handlings' outcomes by id
+	dead        map[string][]faultDelivery
+	deadAcks    map[string]int // dead-letter queue acks by id
+	deadRefused int            // dead-letter queue handlings refused
+	faults      map[string]int // nodes signalled, by signal
+	kills       []hostKill     // when host processes were SIGKILLed
+	largest     uint64         // the bounded queue's largest stream size seen
 }
 
 // outcomeRecord is how a handling ended: acked ('a'), retried with delay
@@ -168,6 +169,8 @@ func (h *faultHistory) apply(line string) {
 		}
 	case fs[0] == "a" && len(fs) == 6 && fs[1] == h.dlq:
 		h.deadAcks[fs[2]]++
+	case fs[0] == "x" && len(fs) == 6 && fs[1] == h.dlq:
+		h.deadRefused++
 	case (fs[0] == "a" || fs[0] == "g" || fs[0] == "x") && len(fs) == 6 && fs[1] != h.dlq:
 		h.outcomes[fs[2]] = append(h.outcomes[fs[2]], outcomeRecord{kind: fs[0][0], attempts: atoi(3), at: h.at(fs[4]), host: fs[5]})
 	case fs[0] == "r" && len(fs) == 7 && fs[1] != h.dlq:
@@ -646,16 +649,16 @@ func (h *faultHistory) find(late bool) findings {
 
 // expected is what the history says each queue's counters are, exactly,
 // copies being how many dead-letter copies the dead-letter queue's stream
-// stored (its last sequence: nothing else is stored there), and by how
-// much acked + dead-lettered + dropped exceeds sent: the messages stored
-// although their send failed, on fq and bq, and nothing else (every
-// message ends once). A handling counts as delivered whatever its end;
-// its outcome counts only when applied, never when refused, and "g" is a
-// dead letter (the suites' fq has a dead-letter queue: nothing is dropped).
+// stored (its last sequence: nothing else is stored there; fq's
+// dead-lettered count, those given up without a handler included), and by
+// how much acked + dead-lettered + dropped exceeds sent: the messages
+// stored although their send failed, on fq and bq, and nothing else
+// (every message ends once). A handling counts, as delivered and by its
+// outcome, only when its outcome was applied, never when refused.
 func (h *faultHistory) expected(copies int64) (map[string]hostbridge.QueueStats, map[string]int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	want := map[string]hostbridge.QueueStats{"fq": {Sent: int64(h.okSends["fq"])}}
+	want := map[string]hostbridge.QueueStats{"fq": {Sent: int64(h.okSends["fq"]), DeadLettered: copies}}
 	if n, ok := h.okSends["bq"]; ok {
 		want["bq"] = hostbridge.QueueStats{Sent: int64(n)}
 	}
@@ -663,16 +666,15 @@ func (h *faultHistory) expected(copies int64) (map[string]hostbridge.QueueStats,
 	for id, ds := range h.deliveries {
 		q := ds[0].queue
 		w := want[q]
-		w.Delivered += int64(len(ds))
+		w.Delivered += int64(len(ds) - h.endedAs(id, 'x'))
 		w.Acked += int64(h.endedAs(id, 'a'))
 		w.Retried += int64(h.endedAs(id, 'r'))
-		w.DeadLettered += int64(h.endedAs(id, 'g'))
 		want[q] = w
 		if !h.sends[id].ok {
 			excess[q]++
 		}
 	}
-	dlq := hostbridge.QueueStats{Sent: copies}
+	dlq := hostbridge.QueueStats{Sent: copies, Delivered: -int64(h.deadRefused)}
 	for id, ds := range h.dead {
 		dlq.Delivered += int64(len(ds))
 		dlq.Acked += int64(h.deadAcks[id])
