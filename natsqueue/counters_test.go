@@ -228,3 +228,31 @@ func TestCountersReadFromLeader(t *testing.T) {
 		}
 	}
 }
+
+// TestSentWhenAnswerLost: D30, D31: sends whose answers were lost, but
+// that the server stored, fail as before (they "may still have been
+// stored"), and once delivered and acked the counters say they were sent:
+// Sent equals Acked, with no host crash. A Send and a SendBatch of three.
+func TestSentWhenAnswerLost(t *testing.T) {
+	p := openSingle(t)
+	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchSize = 4 })
+	p.losePubAcks.Store(true)
+	for _, err := range []error{
+		p.Send(ctxBG, "Q", []byte(`1`), hostbridge.SendOptions{}),
+		p.SendBatch(ctxBG, "Q", []hostbridge.BatchMessage{{Body: []byte(`2`)}, {Body: []byte(`3`)}, {Body: []byte(`4`)}}),
+	} {
+		if err == nil || !strings.HasPrefix(err.Error(), msgNoAnswer) {
+			t.Fatalf("send whose answer was lost: %v, want %q…", err, msgNoAnswer)
+		}
+	}
+	p.losePubAcks.Store(false)
+	r, ok := deliverWithin(t, p, "q", 5*time.Second, func(hostbridge.Event) error { return nil })
+	if !ok || len(r.Acked) != 4 {
+		t.Fatalf("delivered %+v (%v), want the 4 messages acked", r, ok)
+	}
+	p.asking.Wait() // the questions about the sends were answered
+	want := hostbridge.QueueStats{Sent: 4, Delivered: 4, Acked: 4}
+	if s := p.Stats(ctxBG, "q"); s != want {
+		t.Errorf("stats %+v, want %+v", s, want)
+	}
+}

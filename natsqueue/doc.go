@@ -146,14 +146,17 @@
 // 50 ms, kept until the server confirms them and sent again under the same
 // publish IDs, so with no host crash they are what happened, unless a
 // count stays unconfirmed past the server's 2 min duplicate window. Sent
-// counts the sends the server confirmed: a send that failed but was stored
-// is acked without being sent, and a message handled twice (above) is
-// counted twice; a dead-letter copy stored although its publishes got no
-// answer within the patience is counted when the original comes back to
-// the same host, not when it comes back to another. Delivered counts the
-// deliveries whose outcome was applied (not a message past MaxRetries+1
-// that skips the handler), Retried the retries a handler asked for. A host
-// crash loses at most its last 50 ms of Sent and the counts not yet
+// counts the sends the server stored: a send goes out under a publish ID,
+// and one left without an answer is asked about under it (a question that
+// stores nothing), 250 ms apart, until the server tells; one it has not
+// told about within 1 min (half that window) is logged, not counted. A
+// message handled twice (above) is counted twice; a dead-letter copy
+// stored although its publishes got no answer within the patience is
+// counted when the original comes back to the same host, not when it comes
+// back to another. Delivered counts the deliveries whose outcome was
+// applied (not a message past MaxRetries+1 that skips the handler),
+// Retried the retries a handler asked for. A host crash loses at most its
+// last 50 ms of Sent, the sends it was asking about and the counts not yet
 // confirmed, and counts a message delivered again twice. InFlight and
 // Ready are 0.
 //

@@ -27,6 +27,10 @@ const (
 	// the same subjects is in flight; it may yet fail, so this says
 	// nothing of what is stored.
 	codeWrongLastInFlight = 10164
+	// codeWrongLastMsgID (JSStreamWrongLastMsgIDErrF): a publish refused
+	// because the stream's last message has another publish ID than it
+	// expected.
+	codeWrongLastMsgID = 10070
 )
 
 // apiCode is err's JetStream error code, 0 when err is none.

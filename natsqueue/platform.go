@@ -114,6 +114,15 @@ type Platform struct {
 	// retryUnit is the length of a retry delay's second: time.Second, but
 	// tests shorten it to replay rows with 30 s retries in real time.
 	retryUnit time.Duration
+	// asking are the questions about sends the server did not answer
+	// (askStored); Close sets closing (under mu), closes stopAsking and
+	// waits for them.
+	asking     sync.WaitGroup
+	closing    bool
+	stopAsking chan struct{}
+	// losePubAcks: tests lose the answer to a send the server stored, as
+	// a timeout or a failover would.
+	losePubAcks atomic.Bool
 }
 
 var _ hostbridge.Platform = (*Platform)(nil)
@@ -141,7 +150,7 @@ func Open(opts Options) (*Platform, error) {
 func newPlatform(opts Options) *Platform {
 	p := &Platform{opts: opts, settings: map[string]hostbridge.ConsumerSettings{}, queues: map[string]*queueState{},
 		limits: map[string]queueLimits{}, uncounted: map[string]bool{}, retryUnit: time.Second,
-		patience: copyPatience}
+		patience: copyPatience, stopAsking: make(chan struct{})}
 	p.api = leaderAPI{p}
 	return p
 }
@@ -180,11 +189,18 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
-// Close stores the last send counts, closes the connection and stops the
-// embedded server, if any, releasing its store. Messages already accepted
+// Close ends the questions about sends left without an answer (askStored;
+// each after its try in progress, within Options.Timeout), stores the last
+// counts, closes the connection and stops the embedded server, if any,
+// releasing its store. Messages already accepted
 // stay in the streams. Closing again does nothing.
 func (p *Platform) Close() error {
 	p.closeOnce.Do(func() {
+		p.mu.Lock()
+		p.closing = true
+		p.mu.Unlock()
+		close(p.stopAsking)
+		p.asking.Wait() // each within Options.Timeout: its last question
 		if p.stopFlush != nil {
 			close(p.stopFlush)
 			<-p.flushDone

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -37,6 +38,7 @@ type outMsg struct {
 	retryOf  uint64        // a retry copy's original's stream sequence (0: not a copy)
 	deadOf   string        // a dead-letter copy's original, <stream>:<sequence>
 	deadSubj string        // a dead-letter copy's subject
+	pubID    string        // a send's publish ID (Nats-Msg-Id): see wasStored
 }
 
 // Send implements hostbridge.Platform: it stores one message on the
@@ -125,7 +127,9 @@ func (p *Platform) publish(ctx context.Context, queue string, msgs []outMsg) err
 	return err
 }
 
-// store is publish within ctx.
+// store is publish within ctx. Each message goes out under a publish ID
+// of its own, so that one the server stored without its answer reaching
+// this host is still counted as sent, once (askStored).
 func (p *Platform) store(ctx context.Context, queue string, msgs []outMsg) error {
 	q, err := p.ensureQueue(ctx, queue)
 	if err != nil {
@@ -135,21 +139,34 @@ func (p *Platform) store(ctx context.Context, queue string, msgs []outMsg) error
 	if err != nil {
 		return err
 	}
-	stored, err := p.publishAll(ctx, q, msgs)
+	for i := range msgs {
+		msgs[i].pubID = p.newID()
+	}
+	asked := time.Now().Add(askWindow)
+	stored, unanswered, err := p.publishAll(ctx, q, msgs)
+	if err == nil && p.losePubAcks.Load() { // tests: stored, the answers lost
+		stored, unanswered, err = 0, msgs, jetstream.ErrAsyncPublishTimeout
+	}
 	p.countSent(q, stored)
+	p.askStored(q, unanswered, asked)
 	release(err != nil)
 	return err
 }
 
 // publishAll publishes msgs on q's stream and returns how many the server
-// confirmed it stored, and the first error.
-func (p *Platform) publishAll(ctx context.Context, q *queueState, msgs []outMsg) (int, error) {
+// confirmed it stored, those it may have stored without confirming, and
+// the first error.
+func (p *Platform) publishAll(ctx context.Context, q *queueState, msgs []outMsg) (int, []outMsg, error) {
 	if len(msgs) == 1 {
 		m, opts := q.names.natsMsg(msgs[0])
-		if _, err := p.js.PublishMsg(ctx, m, opts...); err != nil {
-			return 0, err
+		_, err := p.js.PublishMsg(ctx, m, opts...)
+		switch {
+		case err == nil:
+			return 1, nil, nil
+		case mayBeStored(err):
+			return 0, msgs, err
 		}
-		return 1, nil
+		return 0, nil, err
 	}
 	futures := make([]jetstream.PubAckFuture, 0, len(msgs))
 	var err error
@@ -161,19 +178,33 @@ func (p *Platform) publishAll(ctx context.Context, q *queueState, msgs []outMsg)
 		}
 		futures = append(futures, f)
 	}
-	ok, ackErr := waitAcks(ctx, futures)
+	ok, unknown, ackErr := waitAcks(ctx, futures)
 	if err == nil {
 		err = ackErr
 	}
-	return ok, err
+	var unanswered []outMsg
+	for _, i := range unknown {
+		unanswered = append(unanswered, msgs[i])
+	}
+	return ok, unanswered, err
+}
+
+// mayBeStored reports whether a publish that failed with err may have
+// been stored: anything but the server's refusal (no answer in time, no
+// stream answering, a connection lost).
+func mayBeStored(err error) bool {
+	var api *jetstream.APIError
+	return !errors.As(err, &api)
 }
 
 // waitAcks waits for every future and returns how many the server
-// confirmed, and the first error.
-func waitAcks(ctx context.Context, futures []jetstream.PubAckFuture) (int, error) {
+// confirmed, the indexes of those it may have stored without confirming
+// (mayBeStored, or not answered when ctx ended), and the first error.
+func waitAcks(ctx context.Context, futures []jetstream.PubAckFuture) (int, []int, error) {
 	var first error
+	var unknown []int
 	ok := 0
-	for _, f := range futures {
+	for i, f := range futures {
 		select {
 		case <-f.Ok():
 			ok++
@@ -181,11 +212,101 @@ func waitAcks(ctx context.Context, futures []jetstream.PubAckFuture) (int, error
 			if first == nil {
 				first = err
 			}
+			if mayBeStored(err) {
+				unknown = append(unknown, i)
+			}
 		case <-ctx.Done():
-			return ok, ctx.Err()
+			for j := i; j < len(futures); j++ {
+				unknown = append(unknown, j)
+			}
+			return ok, unknown, ctx.Err()
 		}
 	}
-	return ok, first
+	return ok, unknown, first
+}
+
+// askWindow is how long after a send natsqueue asks the server whether it
+// stored it (askStored): half the duplicate window, which the server
+// measures on its own clock from when it stored the message, so that a
+// server clock stepped or skewed by less than a minute cannot end the
+// window before the last question.
+const askWindow = duplicateWindow / 2
+
+// askStored counts as sent, in the background, those of msgs the server
+// stored although their sends got no answer, asking the server about each
+// (wasStored) until it answers, before deadline, or until Close. One it
+// could not tell about is logged and not counted.
+func (p *Platform) askStored(q *queueState, msgs []outMsg, deadline time.Time) {
+	if len(msgs) == 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closing {
+		return
+	}
+	p.asking.Add(1)
+	go func() {
+		defer p.asking.Done()
+		for _, o := range msgs {
+			stored, known := p.wasStored(q, o.pubID, deadline)
+			if stored {
+				p.countSent(q, 1)
+			} else if !known {
+				p.log().Warn("natsqueue: a send without an answer may be stored (not counted as sent)", "queue", q.name, "id", o.id)
+			}
+		}
+	}()
+}
+
+// neverMsgID is a publish ID that no message carries.
+const neverMsgID = "natsqueue-never"
+
+// wasStored asks q's stream whether it stored the message published under
+// pubID, until the server answers, deadline passes or the Platform
+// closes; known is false when it did not answer. The question is an empty
+// publish under the same ID with an expectation that never holds, so it
+// stores nothing; the server looks the ID up before it checks that
+// expectation: a message stored under the ID makes the question a
+// duplicate, answered with its sequence, else the expectation refuses it.
+// Which expectation is checked after the ID depends on the stream: on a
+// replicated one, a last sequence of MaxUint64 (codeWrongLast), checked by
+// the leader before proposing, as the ID is; a leader answers only once it
+// applied every entry of the terms before its own, so a message stored
+// before the question is found. On a single server, whose checks of last
+// sequences come before the ID, the last message's publish ID being
+// neverMsgID (codeWrongLastMsgID); a replicated stream checks that one
+// only when applying the question from its log, and nats-server 2.15.2
+// then stops answering publishes for many seconds. Any other answer (the
+// ID in flight, no answer) is asked again a retryPause later.
+func (p *Platform) wasStored(q *queueState, pubID string, deadline time.Time) (stored, known bool) {
+	m := &nats.Msg{Subject: q.names.ready}
+	opts := []jetstream.PublishOpt{jetstream.WithMsgID(pubID), jetstream.WithExpectLastMsgID(neverMsgID)}
+	if p.opts.Replicas > 1 {
+		opts[1] = jetstream.WithExpectLastSequence(math.MaxUint64)
+	}
+	for {
+		ctx, cancel := p.tryCtx(deadline)
+		_, err := p.js.PublishMsg(ctx, m, opts...)
+		cancel()
+		switch {
+		case err == nil: // a duplicate (or, were the expectation ever met, stored now: sent all the same)
+			return true, true
+		case apiCode(err) == codeWrongLast, apiCode(err) == codeWrongLastMsgID:
+			return false, true
+		case errors.Is(err, nats.ErrConnectionClosed):
+			return false, false
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false, false
+		}
+		select {
+		case <-p.stopAsking:
+			return false, false
+		case <-time.After(min(retryPause, left)):
+		}
+	}
 }
 
 // natsMsg is o as a JetStream message: on the ready subject, or for a delay
@@ -201,6 +322,9 @@ func (n names) natsMsg(o outMsg) (*nats.Msg, []jetstream.PublishOpt) {
 	m := &nats.Msg{Subject: n.ready, Data: o.body, Header: nats.Header{}}
 	m.Header.Set(hdrID, o.id)
 	m.Header.Set(hdrSentAt, strconv.FormatInt(o.sentAt.UnixNano(), 10))
+	if o.pubID != "" {
+		m.Header.Set(jetstream.MsgIDHeader, o.pubID)
+	}
 	if o.attempts > 1 {
 		m.Header.Set(hdrAttempts, strconv.Itoa(o.attempts))
 	}

@@ -254,7 +254,7 @@ func (p *Platform) publishCounts(ctx context.Context, q *queueState, b *countBat
 		}
 		futures = append(futures, f)
 	}
-	_, err := waitAcks(ctx, futures)
+	_, _, err := waitAcks(ctx, futures) // one not confirmed is sent again under its ID
 	return err
 }
 
