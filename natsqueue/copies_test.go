@@ -66,12 +66,11 @@ func TestRetryNotEarlyAfterReopen(t *testing.T) {
 }
 
 // TestOriginalNotAfterItsCopy: a retry's copy is stored but the original's
-// ack is never sent (the lease lapses), leaving both on the stream, and no
-// host remembers it. When the copy (delay 0), attempts 2, comes first, it
-// removes the original; when the original comes back first (after AckWait,
-// 3 s, before its copy, due in 5 s), its copy is found on the copy's
-// subjects and the original is acked without reaching a handler. Either
-// way, the original never comes back with attempts 1.
+// ack is never sent (the lease lapses), leaving both on the stream. The
+// original's claim says its copy is stored: whether the copy (delay 0)
+// comes first or the original does (after AckWait, 3 s, before its copy,
+// due in 5 s), the original is removed without reaching a handler, and
+// the copy is handed out once, with attempts 2. Pins D31.
 func TestOriginalNotAfterItsCopy(t *testing.T) {
 	t.Parallel() // waits on timers; see TestMain
 	for _, delay := range []int{0, 5} {
@@ -114,13 +113,33 @@ func TestOriginalAckedWhenBack(t *testing.T) {
 	}
 }
 
-// storeCopyWithoutAck takes the one message on queue and stores its retry
-// copy with delay, never sending the original's ack.
+// storeCopyWithoutAck takes the one message on queue, settles it as a
+// retry with delay and stores its copy, never sending the original's ack.
 func storeCopyWithoutAck(t *testing.T, p *Platform, queue string, delay int) {
 	t.Helper()
 	q, m := takeOne(t, p, queue)
-	hm, tries := message(m)
-	_ = p.storeRetries(q, []retryCopy{{m: m, hm: hm, tries: tries, delay: delay}}) // the acks are never sent
+	h := settled(t, p, q, m, claim{Done: doneRetry, Delay: delay})
+	hm, tries := message(m, h.c.N)
+	p.loseRemovals.Store(true)
+	defer p.loseRemovals.Store(false)
+	if err := p.applySettled(q, m, hm, tries, h)(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// settled claims m, a message of q that p took, and commits done on its
+// claim, as a host does once its handler returned.
+func settled(t *testing.T, p *Platform, q *queueState, m jetstream.Msg, done claim) *holding {
+	t.Helper()
+	md, err := m.Metadata()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, st := p.claimOne(p.claimSubject(q.names.token, md.Sequence.Stream))
+	if ok, _ := p.settle(h, done); st != claimHeld || !ok {
+		t.Fatalf("claim %+v (state %d) not settled as %+v", h, st, done)
+	}
+	return h
 }
 
 // takeOne takes the one message on queue, outside any delivery.
@@ -139,24 +158,24 @@ func takeOne(t *testing.T, p *Platform, queue string) (*queueState, jetstream.Ms
 	return q, msgs[0]
 }
 
-// TestDeadLetterCopyCountedOnce: a dead-letter copy stored a second time
-// (its original came back: the host died before its ack) is refused by
-// the server, its subject holding a copy already, and counted once; one
-// whose first publish went unanswered though the server stored it (here
-// the store's sync failed once) is published again, refused so, and
-// counted once too, by the host whose publish stored it.
+// TestDeadLetterCopyCountedOnce: a dead-letter copy published a second
+// time is refused by the server, its subject holding a copy already; the
+// copy is counted as sent to the dead-letter queue once, by the host that
+// marks its original's claim copied, even when its first publish went
+// unanswered though the server stored it (here the store's sync failed
+// once); the copy's deliverer, finding the claim marked, counts nothing.
 func TestDeadLetterCopyCountedOnce(t *testing.T) {
 	p := openSingle(t)
 	send(t, p, `1`, 0)
 	q, m := takeOne(t, p, "q")
-	hm, _ := message(m)
+	hm, _ := message(m, 1)
 	for i := range 2 {
-		if stored, err := p.deadLetter(q, "dlq", m, hm); err != nil || stored != (i == 0) {
-			t.Fatalf("copy %d: stored %v, %v", i+1, stored, err)
+		if err := p.deadLetter(q, "dlq", m, hm, time.Now().Add(p.patience)); err != nil {
+			t.Fatalf("copy %d: %v", i+1, err)
 		}
 	}
-	if s := p.Stats(ctxBG, "dlq"); s.Sent != 1 || s.Pending != 1 {
-		t.Errorf("dlq stats %+v, want Sent 1, Pending 1", s)
+	if n := streamMsgs(t, p, "dlq"); n != 1 {
+		t.Errorf("dlq holds %d messages, want 1", n)
 	}
 	js, ok := p.js.(syncedJS)
 	if !ok {
@@ -164,13 +183,17 @@ func TestDeadLetterCopyCountedOnce(t *testing.T) {
 	}
 	send(t, p, `2`, 0)
 	_, m = takeOne(t, p, "q")
-	hm, _ = message(m)
+	h := settled(t, p, q, m, claim{Done: doneDead, DLQ: "dlq"})
+	hm, tries := message(m, h.c.N)
 	failed := failSyncOnce(js.g)
-	if stored, err := p.deadLetter(q, "dlq", m, hm); err != nil || !stored || !failed.Load() {
-		t.Fatalf("stored %v, %v (a sync failed: %v)", stored, err, failed.Load())
+	if err := p.applySettled(q, m, hm, tries, h)(); err != nil || !failed.Load() || h.c.Done != doneCopied {
+		t.Fatalf("applied: %v (a sync failed: %v); claim %+v", err, failed.Load(), h.c)
 	}
-	if s := p.Stats(ctxBG, "dlq"); s.Sent != 2 || s.Pending != 2 {
-		t.Errorf("dlq stats %+v, want Sent 2, Pending 2", s)
+	if g, _, marked := p.openCopy(h.subj); g != gateOpen || marked {
+		t.Errorf("the copy's gate %d, marked again %v", g, marked)
+	}
+	if s := p.Stats(ctxBG, "dlq"); s.Sent != 1 || s.Pending != 2 {
+		t.Errorf("dlq stats %+v, want Sent 1 (the first copy was published outside a settlement), Pending 2", s)
 	}
 }
 
@@ -227,11 +250,11 @@ func (s *scriptedDelete) deleteMsg(context.Context, string, uint64) error {
 // TestRetryCopyUnconfirmed: a retry copy the server does not confirm
 // within the patience (here every publish of a copy gets no answer, the
 // first stored or none) is logged and falls back to a nak of the original
-// with the delay. Whichever comes back first, the copy (which then removes
-// the original) or the original (acked when its copy is found, handed over
-// when none is stored), the message is handed over once, with attempts 2,
-// no sooner than its delay (3 s, past the 1 s patience), and neither stays
-// in the stream. Pins D31's "never early".
+// with the delay. The original comes back first; its claim says retry,
+// its holder's lease over: it stores the copy (refused when the first was
+// stored), marks the claim copied and is removed. The message is handed
+// over once, with attempts 2, no sooner than its delay (3 s, past the 1 s
+// patience), and neither stays in the stream. Pins D31's "never early".
 func TestRetryCopyUnconfirmed(t *testing.T) {
 	t.Parallel() // waits on timers; see TestMain
 	for _, stored := range []bool{true, false} {
@@ -250,7 +273,7 @@ func TestRetryCopyUnconfirmed(t *testing.T) {
 			return hostbridge.RetryQueueMessage(ev, 0, 3)
 		})
 		js.off.Store(true)
-		if len(r.Retried) != 1 || !strings.Contains(logs.String(), "natsqueue: retry copy (nak instead)") || js.tries.Load() < 2 {
+		if len(r.Retried) != 1 || !strings.Contains(logs.String(), "natsqueue: storing a copy (nak instead)") || js.tries.Load() < 2 {
 			t.Fatalf("stored %v: result %+v; %d publishes; log %q", stored, r, js.tries.Load(), logs.String())
 		}
 		attempts, at := deliveriesWithin(t, p, p.opts.AckWait+5*time.Second)
@@ -329,13 +352,13 @@ func TestPublishConfirmed(t *testing.T) {
 	}
 	var api *jetstream.APIError
 	msg, opts := copyOf(1)
-	r, err := p.publishConfirmed(msg, append(opts, jetstream.WithExpectStream("NOT_Q")))
+	r, err := p.publishConfirmed(msg, append(opts, jetstream.WithExpectStream("NOT_Q")), time.Now().Add(p.patience))
 	if !errors.As(err, &api) || api.Code != 400 || r.lost || r.before {
 		t.Errorf("refused: %+v, %v, want a 400 at once", r, err)
 	}
 	for i := range 2 {
 		msg, opts := copyOf(1)
-		if r, err := p.publishConfirmed(msg, opts); err != nil || r.before != (i == 1) || r.lost || (r.ack == nil) != (i == 1) {
+		if r, err := p.publishConfirmed(msg, opts, time.Now().Add(p.patience)); err != nil || r.before != (i == 1) || r.lost || (r.ack == nil) != (i == 1) {
 			t.Errorf("copy %d of sequence 1: %+v, %v", i+1, r, err)
 		}
 	}
@@ -345,20 +368,20 @@ func TestPublishConfirmed(t *testing.T) {
 	}
 	failSyncOnce(js.g)
 	msg, opts = copyOf(3)
-	if r, err = p.publishConfirmed(msg, opts); err != nil || !r.before || !r.lost {
+	if r, err = p.publishConfirmed(msg, opts, time.Now().Add(p.patience)); err != nil || !r.before || !r.lost {
 		t.Errorf("a copy whose first answer was lost: %+v, %v, want stored before, lost", r, err)
 	}
 }
 
-// TestDeadLetterUnconfirmedNotCounted: a message past MaxRetries whose
-// dead-letter copy the server does not confirm within the patience (here
-// it stores the first publish and answers none) comes back a second later,
-// skips the handler and is dead-lettered then: the server refuses the
-// copy's second publish (one is stored), and this host, whose publish
-// stored it, counts it once. The counters say what the handler saw: one
-// delivery, no retry, one dead letter (Delivered and Retried count a
-// handler's deliveries and the retries its outcome asked for).
-func TestDeadLetterUnconfirmedNotCounted(t *testing.T) {
+// TestDeadLetterUnconfirmedCountedOnce: a message past MaxRetries is
+// settled as a dead letter (reported and counted then), and its copy the
+// server does not confirm within the patience (here it stores the first
+// publish and answers none): the original comes back, skips the handler,
+// and once its holder's lease is over the copy is published again,
+// refused (one is stored), its claim marked copied and the copy counted as
+// sent once. The counters say what the handler saw: one delivery, no
+// retry, one dead letter.
+func TestDeadLetterUnconfirmedCountedOnce(t *testing.T) {
 	logs := new(logBuffer)
 	o := storeOptions(t)
 	o.Timeout, o.Logger = 500*time.Millisecond, slog.New(slog.NewTextHandler(logs, nil))
@@ -377,13 +400,14 @@ func TestDeadLetterUnconfirmedNotCounted(t *testing.T) {
 		return errors.New("fails")
 	})
 	js.off.Store(true)
-	if len(r.Retried)+len(r.DeadLettered) != 0 || !strings.Contains(logs.String(), "natsqueue: dead-letter copy (retried in 1 s)") {
+	if len(r.Retried) != 0 || len(r.DeadLettered) != 1 || !strings.Contains(logs.String(), "natsqueue: storing a copy (nak instead)") {
 		t.Fatalf("result %+v; log %q", r, logs.String())
 	}
 	handled := 0
-	for deadline := time.Now().Add(p.opts.AckWait + 3*time.Second); time.Now().Before(deadline) && p.Stats(ctxBG, "q").DeadLettered == 0; {
+	for deadline := time.Now().Add(p.opts.AckWait + 3*time.Second); time.Now().Before(deadline) && p.Stats(ctxBG, "dlq").Sent == 0; {
 		deliverWithin(t, p, "q", time.Second, func(hostbridge.Event) error { handled++; return nil })
 	}
+	p.opened("dlq").forgetPending() // the size read before the copy was counted
 	s, dl := p.Stats(ctxBG, "q"), p.Stats(ctxBG, "dlq")
 	if handled != 0 || s.Delivered != 1 || s.Retried != 0 || s.DeadLettered != 1 || s.Pending != 0 || dl.Sent != 1 || dl.Pending != 1 {
 		t.Errorf("handled again %d times; stats %+v, dlq %+v, want Delivered 1, Retried 0, DeadLettered 1, Pending 0; dlq Sent 1, Pending 1", handled, s, dl)

@@ -51,13 +51,12 @@ func (p *Platform) Deliver(ctx context.Context, queue string, handler func(hostb
 	if len(msgs) == 0 {
 		return hostbridge.DeliveryResult{}, false, err
 	}
-	d := p.newDelivery(q, s, p.dropOriginals(q, p.dropRetried(q, msgs)))
+	d := p.newDelivery(q, s, msgs)
+	l.hold(d.holds)
 	if len(d.taken) > 0 {
-		if err := p.journal().record(d.taken, d.counts); err != nil {
-			p.log().Warn("natsqueue: delivery journal", "queue", queue, "err", err)
-		}
 		d.err = d.b.Handle(handler)
 	}
+	l.release() // the outcomes are written over the last renewal
 	d.b.Close()
 	return p.finish(d), true, nil
 }
@@ -118,14 +117,6 @@ func fetch(cons jetstream.Consumer, l *lease, n int, wait time.Duration) ([]jets
 	return out, mb.Error()
 }
 
-// journal is the embedded server's delivery journal, nil on URLs.
-func (p *Platform) journal() *deliveryJournal {
-	if p.own == nil {
-		return nil
-	}
-	return p.own.journal
-}
-
 // readyAt is when m became ready: when it was stored (or its schedule
 // fired) for a first delivery, now for a redelivery.
 func readyAt(m jetstream.Msg) time.Time {
@@ -137,12 +128,14 @@ func readyAt(m jetstream.Msg) time.Time {
 }
 
 // lease keeps the messages of a batch being filled or handled from being
-// redelivered: every AckWait/3 it tells the server they are in progress.
+// redelivered: every AckWait/3 it tells the server they are in progress,
+// and renews the claims of those handed to the handler.
 type lease struct {
-	mu   sync.Mutex
-	msgs []jetstream.Msg
-	stop chan struct{}
-	done chan struct{}
+	mu    sync.Mutex
+	msgs  []jetstream.Msg
+	holds []*holding // renewed until release
+	stop  chan struct{}
+	done  chan struct{}
 }
 
 func (p *Platform) startLease(queue string) *lease {
@@ -162,6 +155,7 @@ func (p *Platform) startLease(queue string) *lease {
 						p.log().Warn("natsqueue: in progress", "queue", queue, "err", err)
 					}
 				}
+				p.renew(l.holds)
 				l.mu.Unlock()
 			}
 		}
@@ -173,6 +167,20 @@ func (l *lease) add(m jetstream.Msg) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.msgs = append(l.msgs, m)
+}
+
+// hold renews hs's claims from now on.
+func (l *lease) hold(hs []*holding) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.holds = hs
+}
+
+// release stops renewing the claims, once a renewal in progress is done.
+func (l *lease) release() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.holds = nil
 }
 
 func (l *lease) end() {
@@ -187,64 +195,106 @@ type delivery struct {
 	b         *hostbridge.BatchRecord
 	taken     []jetstream.Msg // the handler's messages, as b.Messages()
 	tries     []int           // deliveries of each from this queue
-	counts    []uint64        // deliveries of each as a copy, this one included (the journal's)
-	exhausted []exhausted     // delivered more than MaxRetries+1 times already (a consumer died)
+	holds     []*holding      // this host's claim on each
+	exhausted []exhausted     // handed out more than MaxRetries+1 times already (a host died)
+	later     []func() error  // what is done to the messages no handler sees
 	err       error
 }
 
 // exhausted is a message that skips the handler, as it would have seen it,
-// with its deliveries from this queue.
+// with its deliveries from this queue and this host's claim.
 type exhausted struct {
 	m     jetstream.Msg
 	hm    hostbridge.Message
 	tries int
+	h     *holding
 }
 
 // errExhausted settles an exhausted message: its deliveries ended without
 // an outcome, as failed ones.
 var errExhausted = errors.New("natsqueue: delivered more than MaxRetries+1 times without an outcome")
 
-// newDelivery reads msgs, counting the deliveries the server forgot (see
-// deliveryJournal); those already past MaxRetries+1 deliveries (their
-// consumer died or let the lease lapse) skip the handler.
+// newDelivery claims msgs and keeps for the handler those this host now
+// holds: a copy only once its original's claim says it is stored; one past
+// MaxRetries+1 hand-outs (its holders died) is given up without a handler.
+// The rest never reach a handler: a settled one is finished (its removal,
+// its copy not stored yet), one another host holds is nak'd until its
+// lease ends, one the server did not confirm is nak'd for a second.
 func (p *Platform) newDelivery(q *queueState, s hostbridge.ConsumerSettings, msgs []jetstream.Msg) *delivery {
 	d := &delivery{q: q, s: s}
+	msgs = p.gateCopies(d, msgs)
+	hs, sts := p.claimAll(q, msgs)
 	var hms []hostbridge.Message
-	for _, m := range msgs {
-		hm, tries := message(m)
-		count := uint64(1)
-		if md, err := m.Metadata(); err == nil {
-			lost := p.journal().forgotten(md)
-			hm.Attempts, tries, count = hm.Attempts+int(lost), tries+int(lost), md.NumDelivered+lost
+	for i, m := range msgs {
+		switch sts[i] {
+		case claimHeld:
+			hm, tries := message(m, hs[i].c.N)
+			if tries > s.MaxRetries+1 {
+				d.exhausted = append(d.exhausted, exhausted{m: m, hm: hm, tries: tries, h: hs[i]})
+				continue
+			}
+			d.taken, d.tries, d.holds = append(d.taken, m), append(d.tries, tries), append(d.holds, hs[i])
+			hms = append(hms, hm)
+		case claimSettled:
+			d.later = append(d.later, p.finishSettled(q, m, hs[i]))
+		case claimTaken:
+			d.later = append(d.later, p.nakUntil(m, time.UnixMilli(hs[i].c.Until)))
+		default:
+			p.log().Warn("natsqueue: claiming a message (held back)", "queue", q.name)
+			d.later = append(d.later, p.retry(m, 1))
 		}
-		if tries > s.MaxRetries+1 {
-			d.exhausted = append(d.exhausted, exhausted{m: m, hm: hm, tries: tries})
-			continue
-		}
-		d.taken = append(d.taken, m)
-		d.tries = append(d.tries, tries)
-		d.counts = append(d.counts, count)
-		hms = append(hms, hm)
 	}
 	d.b = hostbridge.NewBatchRecord(q.name, hms)
 	return d
 }
 
-// message is m as a hostbridge.Message, and how many times this queue
-// delivered it. Its attempts are those its stored copy carries plus the
-// copy's redeliveries: JetStream counts a copy's deliveries, so a copy
-// that comes back (its host died holding it, or let its lease lapse, or
-// its ack was lost) has one attempt more each time; a retry is a new copy
-// with attempts + 1 (see storeRetries). The deliveries count the copy's
-// deliveries and those of the copies before it (its tries header), so a
-// message whose host dies every time still reaches its MaxRetries. Both
-// grow by one with every delivery, so attempts are the deliveries plus
-// what the message was sent with (Enqueue) less one.
-func message(m jetstream.Msg) (hostbridge.Message, int) {
+// gateCopies leaves out of msgs the copies whose original's claim does not
+// say yet that they are stored (see openCopy), nak'd to come back once it
+// may, and counts as sent the dead-letter copies this host marked stored.
+// It returns the rest of msgs.
+func (p *Platform) gateCopies(d *delivery, msgs []jetstream.Msg) []jetstream.Msg {
+	gates, untils, marked := make([]copyGate, len(msgs)), make([]time.Time, len(msgs)), make([]bool, len(msgs))
+	var wg sync.WaitGroup
+	for i, m := range msgs {
+		if subj, ok := p.originalClaim(d.q, m); ok {
+			wg.Go(func() { gates[i], untils[i], marked[i] = p.openCopy(subj) })
+		}
+	}
+	wg.Wait()
+	out := msgs[:0:0]
+	for i, m := range msgs {
+		if marked[i] && m.Headers().Get(hdrDeadOf) != "" {
+			p.countSent(d.q, 1)
+		}
+		switch gates[i] {
+		case gateOpen:
+			out = append(out, m)
+		case gateWait:
+			d.later = append(d.later, p.nakUntil(m, untils[i]))
+		default:
+			d.later = append(d.later, p.retry(m, 1))
+		}
+	}
+	return out
+}
+
+// nakUntil is the nak of m to come back just after t.
+func (p *Platform) nakUntil(m jetstream.Msg, t time.Time) func() error {
+	return func() error { return m.NakWithDelay(max(time.Until(t), 0) + retryPause) }
+}
+
+// message is m as a hostbridge.Message in its n-th hand-out (its claim's
+// count), and how many times this queue delivered it. Its attempts are
+// those its stored copy carries plus the copy's hand-outs before this one;
+// a retry is a new copy with attempts + 1 (see storeRetry). The deliveries
+// count those of the copies before it too (its tries header), so a message
+// whose host dies every time still reaches its MaxRetries. Both grow by
+// one with every hand-out, a crashed host's included.
+func message(m jetstream.Msg, n int) (hostbridge.Message, int) {
 	h := m.Headers()
 	md, err := m.Metadata()
 	if err != nil {
-		md = &jetstream.MsgMetadata{NumDelivered: 1, Timestamp: time.Now()}
+		md = &jetstream.MsgMetadata{Timestamp: time.Now()}
 	}
 	hm := hostbridge.Message{ID: h.Get(hdrID), Timestamp: md.Timestamp, Attempts: 1}
 	if hm.ID == "" {
@@ -256,24 +306,44 @@ func message(m jetstream.Msg) (hostbridge.Message, int) {
 	if a, err := strconv.Atoi(h.Get(hdrAttempts)); err == nil && a > 1 {
 		hm.Attempts = a
 	}
-	tries := int(max(md.NumDelivered, 1))
-	hm.Attempts += tries - 1
-	if n, err := strconv.Atoi(h.Get(hdrTries)); err == nil && n > 0 {
-		tries += n
+	hm.Attempts += n - 1
+	tries := n
+	if t, err := strconv.Atoi(h.Get(hdrTries)); err == nil && t > 0 {
+		tries += t
 	}
 	hm.Body = hostbridge.BodyValue(h.Get(hdrType), m.Data())
 	return hm, tries
 }
 
+// settling is one outcome on its way: the message, as the handler saw it,
+// its deliveries, this host's claim, what Settle said, and whether the
+// settled claim committed.
+type settling struct {
+	m         jetstream.Msg
+	hm        hostbridge.Message
+	tries     int
+	h         *holding
+	done      claim
+	exhausted bool
+	ok        bool // committed
+	unknown   bool // not known to be committed or refused
+}
+
 // finish applies the outcome of a batch, message by message, as
-// hostbridge.Settle says, and reports it. Dead letters are copied first; then
-// the counters are stored, then the retry copies, then the acks and naks
-// sent (see counters for why in that order: a host that dies in between
-// leaves the originals to come back and be counted again). Every ack waits
-// for the server, which removes an R1 stream's message before it answers,
-// and the stream size read before is forgotten: once finish returns,
-// Stats' Pending is what the batch left (the durable host's final line
-// reads it so).
+// hostbridge.Settle says, and reports it. The outcomes are counted and the
+// counts stored first (a host that dies after an outcome committed has
+// counted it; one that dies before leaves the message to come back and be
+// counted again). Then each outcome is committed on the message's claim,
+// over this host's hold: one refused (the lease ended and another host
+// took the message) is neither applied nor reported, and its count is
+// taken back; the message is then in r.IDs only. One the server did not
+// confirm either way stays counted, unapplied: committed, whoever the
+// message comes back to applies it; not, it is handled and counted again. Then the copies and the
+// removals are done (a host that dies in between leaves them to whoever
+// the message comes back to). Every ack waits for the server, which
+// removes an R1 stream's message before it answers, and the stream size
+// read before is forgotten: once finish returns, Stats' Pending is what
+// the batch left (the durable host's final line reads it so).
 func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 	r := hostbridge.DeliveryResult{Queue: d.q.name, Outcome: hostbridge.OutcomeOK, Err: d.err, IDs: make([]string, len(d.taken))}
 	if d.err != nil {
@@ -281,133 +351,110 @@ func (p *Platform) finish(d *delivery) hostbridge.DeliveryResult {
 	}
 	d.b.ReportCalls(&r)
 	hms := d.b.Messages()
-	var acts []func() error
-	var retries []retryCopy
+	var ss []*settling
 	for i, m := range d.taken {
-		id := hms[i].ID
-		r.IDs[i] = id
-		switch a, delay := hostbridge.Settle(d.b.Outcome(i), d.err, d.tries[i], d.s); a {
-		case hostbridge.ActionAck:
-			acts = append(acts, p.remove(m))
-			r.Acked = append(r.Acked, id)
-		case hostbridge.ActionRetry:
-			retries = append(retries, retryCopy{m: m, hm: hms[i], tries: d.tries[i], delay: delay})
-			r.Retried = append(r.Retried, hostbridge.RetryMessage{ID: id, DelaySeconds: delay})
-		default:
-			acts = append(acts, p.giveUp(d, m, hms[i], a, &r))
-		}
+		r.IDs[i] = hms[i].ID
+		a, delay := hostbridge.Settle(d.b.Outcome(i), d.err, d.tries[i], d.s)
+		ss = append(ss, &settling{m: m, hm: hms[i], tries: d.tries[i], h: d.holds[i], done: p.doneOf(a, delay, d.s)})
 	}
 	for _, x := range d.exhausted {
 		a, _ := hostbridge.Settle(hostbridge.MessageOutcome{}, errExhausted, x.tries, d.s)
-		acts = append(acts, p.giveUp(d, x.m, x.hm, a, &r))
+		ss = append(ss, &settling{m: x.m, hm: x.hm, tries: x.tries, h: x.h, done: p.doneOf(a, 0, d.s), exhausted: true})
 	}
-	p.countOutcome(d, &r)
-	acts = append(acts, p.storeRetries(d.q, retries)...)
+	p.countOutcome(d.q, ss, len(d.taken) > 0, 1)
+	p.settleAll(ss)
+	acts := d.later
+	var refused []*settling
+	for _, st := range ss {
+		if !st.ok && !st.unknown {
+			refused = append(refused, st)
+		}
+		if !st.ok {
+			continue
+		}
+		report(&r, st)
+		acts = append(acts, p.applySettled(d.q, st.m, st.hm, st.tries, st.h))
+	}
+	if len(refused) > 0 {
+		p.countOutcome(d.q, refused, false, -1)
+	}
 	p.apply(d.q, acts)
 	d.q.forgetPending()
 	return r
 }
 
-// countOutcome counts r, the outcome of d, and stores the counts (or keeps
-// them for the next flush when the server does not answer).
-func (p *Platform) countOutcome(d *delivery, r *hostbridge.DeliveryResult) {
-	var deltas [nCounters]int64
-	deltas[cDelivered] = int64(len(d.taken)) // the deliveries a handler saw: an exhausted message skips it
-	if len(d.taken) > 0 {
-		deltas[cBatches] = 1 // the handler ran
+// doneOf is the settled claim of an outcome a.
+func (p *Platform) doneOf(a hostbridge.Action, delay int, s hostbridge.ConsumerSettings) claim {
+	switch a {
+	case hostbridge.ActionAck:
+		return claim{Done: doneAck}
+	case hostbridge.ActionRetry:
+		return claim{Done: doneRetry, Delay: delay}
+	case hostbridge.ActionDeadLetter:
+		return claim{Done: doneDead, DLQ: s.DeadLetterQueue}
 	}
-	deltas[cAcked], deltas[cRetried] = int64(len(r.Acked)), int64(len(r.Retried))
-	deltas[cDeadLettered], deltas[cDropped] = int64(len(r.DeadLettered)), int64(len(r.Dropped))
-	p.count(d.q, deltas)
-	ctx, cancel := p.ctx()
-	defer cancel()
-	if err := p.flush(ctx, d.q); err != nil {
-		p.log().Warn("natsqueue: storing counts before acks (kept, tried again)", "queue", d.q.name, "err", err)
+	return claim{Done: doneDrop}
+}
+
+// settleAll commits each outcome of ss on its claim, all at once.
+func (p *Platform) settleAll(ss []*settling) {
+	var wg sync.WaitGroup
+	for _, st := range ss {
+		wg.Go(func() { st.ok, st.unknown = p.settle(st.h, st.done) })
+	}
+	wg.Wait()
+}
+
+// report adds st, an outcome committed, to r.
+func report(r *hostbridge.DeliveryResult, st *settling) {
+	id := st.hm.ID
+	switch st.done.Done {
+	case doneAck:
+		r.Acked = append(r.Acked, id)
+	case doneRetry:
+		r.Retried = append(r.Retried, hostbridge.RetryMessage{ID: id, DelaySeconds: st.done.Delay})
+	case doneDead:
+		r.DeadLettered = append(r.DeadLettered, hostbridge.DeadLetter{ID: id, Queue: st.done.DLQ, Attempts: st.hm.Attempts})
+	default:
+		r.Dropped = append(r.Dropped, id)
 	}
 }
+
+// countOutcome counts the outcomes ss (sign -1: takes them back) and the
+// handler's run, and stores the counts (or keeps them for the next flush
+// when the server does not answer).
+func (p *Platform) countOutcome(q *queueState, ss []*settling, ran bool, sign int64) {
+	var deltas [nCounters]int64
+	if ran {
+		deltas[cBatches] = 1
+	}
+	for _, st := range ss {
+		if !st.exhausted {
+			deltas[cDelivered] += sign // a delivery a handler saw
+		}
+		deltas[counterOf[st.done.Done]] += sign
+	}
+	p.count(q, deltas)
+	ctx, cancel := p.ctx()
+	defer cancel()
+	if err := p.flush(ctx, q); err != nil {
+		p.log().Warn("natsqueue: storing counts before outcomes (kept, tried again)", "queue", q.name, "err", err)
+	}
+}
+
+// counterOf is the counter of each outcome a claim records.
+var counterOf = map[string]int{doneAck: cAcked, doneRetry: cRetried, doneDead: cDeadLettered, doneDrop: cDropped}
 
 // apply runs acts, all at once (some wait for the server), and logs their
 // errors.
 func (p *Platform) apply(q *queueState, acts []func() error) {
 	var wg sync.WaitGroup
 	for _, act := range acts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			if err := act(); err != nil {
 				p.log().Warn("natsqueue: ack or nak", "queue", q.name, "err", err)
 			}
-		}()
+		})
 	}
 	wg.Wait()
-}
-
-// giveUp does a, what Settle said of a message past MaxRetries: it moves
-// the message to the dead-letter queue, or drops it, and returns the
-// removal of the original, waiting for the server as for a retry. When the dead-letter queue cannot take it, it is retried a
-// second later and dead-lettered on its next delivery, which skips the
-// handler. A dead-letter copy some other publish stored (the original came
-// back: its removal was lost) is not reported nor counted again.
-func (p *Platform) giveUp(d *delivery, m jetstream.Msg, hm hostbridge.Message, a hostbridge.Action, r *hostbridge.DeliveryResult) func() error {
-	if p.settledElsewhere(d.q, m) {
-		return p.retry(m, 1) // not reported: another host settled it
-	}
-	if a == hostbridge.ActionDrop {
-		r.Dropped = append(r.Dropped, hm.ID)
-		return p.remove(m)
-	}
-	dlq := d.s.DeadLetterQueue
-	stored, err := p.deadLetter(d.q, dlq, m, hm)
-	if err != nil {
-		// Not a retry a handler asked for, so not counted as one: the
-		// message comes back in 1 s, skips the handler and is given up again.
-		p.log().Warn("natsqueue: dead-letter copy (retried in 1 s)", "queue", d.q.name, "id", hm.ID, "err", err)
-		return p.retry(m, 1)
-	}
-	if stored {
-		r.DeadLettered = append(r.DeadLettered, hostbridge.DeadLetter{ID: hm.ID, Queue: dlq, Attempts: hm.Attempts})
-	}
-	return p.remove(m)
-}
-
-// deadLetter stores a copy of m, from queue src, on queue dlq: same ID,
-// send time and body, attempts from 1 again, published as a retry copy is.
-// The copy of the message at sequence S of src is on a subject of its own,
-// <dlq ready>.d.<src token>.S, published expecting none stored there, so
-// that the server refuses a second copy while one is in the dead-letter
-// queue, whichever host publishes it; it names its original (Hb-Dead-Of),
-// which its deliverer deletes before a handler sees it. It reports whether
-// this host stored the copy: its publish was confirmed, or refused after a
-// publish of this host's got no answer (that one stored it); a refusal
-// otherwise is a copy stored by another publish, counted by its host.
-func (p *Platform) deadLetter(src *queueState, dlq string, m jetstream.Msg, hm hostbridge.Message) (bool, error) {
-	q, err := p.ensureQueue(context.Background(), dlq)
-	if err != nil {
-		return false, err
-	}
-	h := m.Headers()
-	o := outMsg{id: hm.ID, sentAt: hm.Timestamp, attempts: 1, body: m.Data(), ctype: h.Get(hdrType)}
-	md, err := m.Metadata()
-	if err != nil {
-		return false, err
-	}
-	o.deadOf = md.Stream + ":" + strconv.FormatUint(md.Sequence.Stream, 10)
-	o.deadSubj = q.names.deadSubject(src.names.token, md.Sequence.Stream)
-	msg, opts := q.names.natsMsg(o)
-	res, err := p.publishConfirmed(msg, opts)
-	if err != nil {
-		p.mu.Lock()
-		p.uncounted[o.deadSubj] = true
-		p.mu.Unlock()
-		return false, err
-	}
-	p.mu.Lock()
-	lostBefore := p.uncounted[o.deadSubj]
-	delete(p.uncounted, o.deadSubj)
-	p.mu.Unlock()
-	if stored := !res.before || res.lost || lostBefore; !stored {
-		return false, nil
-	}
-	p.countSent(q, 1)
-	return true, nil
 }

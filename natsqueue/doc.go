@@ -11,10 +11,10 @@
 // embedded server and its store's lock), durability.go and sync_*.go
 // (syncing the store before a send is answered), streams.go (a queue's
 // stream and consumer), config.go (consumer settings), send.go,
-// delivery.go (batches and their outcomes), copies.go (retry and
-// dead-letter copies, originals' removal), journal.go (the delivery
-// journal), stats.go (counters), limits.go (SetLimits, MaxPending),
-// msgapi.go (the server's message API and error codes), errors.go.
+// delivery.go (batches and their outcomes), claims.go (the claims that
+// fence every step), copies.go (retry and dead-letter copies, removals),
+// stats.go (counters), limits.go (SetLimits, MaxPending), msgapi.go (the
+// server's message API and error codes), errors.go.
 //
 // # The server and the store
 //
@@ -54,9 +54,43 @@
 // retry copy of the message at stream sequence S is on ready.r.S (or a
 // schedule on sched.r.S); the dead-letter copy of the message at S of
 // queue src is on the dead-letter queue's ready.d.<src>.S. The message ID,
-// send time, attempts, and a copy's original travel in headers. A queue an
-// older natsqueue made is updated when a Platform first uses it; every
-// host of a deployment must then run this version.
+// send time, attempts, and a copy's original travel in headers. The claim
+// on the message at S is the last message on <Prefix>-claims.<queue>.S of
+// the stream <Prefix>_CLAIMS. A queue an older natsqueue made is updated
+// when a Platform first uses it; every host of a deployment must then run
+// this version.
+//
+// # Claims: every step is a committed write
+//
+// A claim says how many times a stored message was handed out, which host
+// holds it until when, and, once settled, its outcome. Every write of it
+// expects the revision its writer read (Nats-Expected-Last-Subject-
+// Sequence): the claims stream's Raft log commits one write per revision,
+// and a server that only believes it leads (back from a pause, say)
+// commits none. Reads decide nothing. So, with any number of hosts on one
+// cluster, through host crashes and any single node fault:
+//
+//   - A message reaches a handler only after its host committed a claim on
+//     it: created, or taken over, one hand-out more, once the last
+//     holder's lease ended. Pulled while another holds it, it is nak'd
+//     until that lease ends; pulled settled, it is removed, or its copy
+//     finished, without a handler.
+//   - A lease lasts AckWait and is renewed with the in-progress notice
+//     (every AckWait/3). A host takes a claim over when the lease has
+//     ended by its own clock: hosts' clocks must agree within AckWait/3.
+//   - An outcome is committed over its holder's claim before it is
+//     applied. The one overlap: a handler that outlives its lease because
+//     no renewal could be committed (the claims stream without a leader
+//     for longer than about 2/3 AckWait) may run while the next holder
+//     handles the message; its outcome is then refused, never applied or
+//     counted (the message is in DeliveryResult.IDs only).
+//   - A copy (a retry's, a dead letter's) is stored only while its settled
+//     claim's lease lasts (the patience, 10 s, and a second), and handed
+//     out only once its original's claim says copied.
+//   - Settled claims expire an hour after their message is done (a
+//     per-message TTL); a server that hands out a message later than that
+//     after it was settled would hand it out as new. Claims of messages
+//     the stream discarded (SetLimits' MaxBytes) stay.
 //
 // # What it promises
 //
@@ -76,65 +110,31 @@
 //     for a message and fills until MaxBatchTimeout after its oldest
 //     became ready, or the context ends. A batch being filled or handled
 //     keeps its lease with an in-progress notice every AckWait/3.
-//   - A retry is a stored copy with attempts + 1, due after its delay, and
-//     the original is removed once the server has the copy: it never comes
-//     back early, across restarts, crashes and failovers. The copy is
-//     published expecting none on its subjects, so the server keeps one
-//     copy of a message whichever host retries it. A copy's deliverer
-//     removes its original first, and a message delivered again is looked
-//     up (asking the stream's leader) before a handler sees it: so a
-//     retried original does not reach a handler again.
-//   - Dead letters: after MaxRetries+1 deliveries a failing message is
+//   - A retry is a stored copy with attempts + 1, due after its delay; the
+//     original is removed once the copy is stored and never reaches a
+//     handler again: a retry is never early, across restarts, crashes and
+//     failovers. The copy is published expecting none on its subjects.
+//   - Dead letters: after MaxRetries+1 hand-outs a failing message is
 //     copied (same ID, send time and body, attempts 1) to the
-//     DeadLetterQueue on a subject of its own, once, then removed; without
-//     one it is dropped. A message that arrives past MaxRetries+1 skips the
-//     handler. Before any copy or removal the message is looked up again:
-//     one another host settled meanwhile is not given a second life.
-//   - Attempts count deliveries: every delivery adds one, a retry's, a
-//     lapsed lease's and a crashed host's included (a delivery the server
-//     forgot in a crash is counted from the delivery journal,
-//     StoreDir/natsqueue.deliveries). So with no node fault attempts never
-//     go back and grow by one from a delivery to the next, and a message
-//     reaches handlers at most MaxRetries+1 times, plus once per power cut
-//     that took the journal's last lines.
+//     DeadLetterQueue, once, then removed; without one it is dropped. A
+//     message claimed past MaxRetries+1 (its holders died) skips the
+//     handler and is given up.
+//   - Attempts count hand-outs, from the claims: every one adds exactly
+//     one, a crashed host's included, so they never go back and a message
+//     reaches handlers at most MaxRetries+1 times.
 //   - At least once: nothing accepted is lost. A batch whose host died
-//     comes back after AckWait (up to 1 s sooner after a restart of the
-//     embedded server, at once if it lost the record); an ack lost with a
-//     connection is a redelivery.
+//     comes back once its claims' lease ends (AckWait after the last
+//     renewal); an ack lost with a connection is a redelivery.
 //   - A copy whose publish the server does not answer is published again,
-//     250 ms apart, for up to 10 s (the patience); then the original is
-//     nak'd with the copy's delay (a dead-letter copy's: 1 s, not counted
-//     as a retry) and comes back no sooner than the copy would. A removal
-//     not confirmed is tried again for the same patience.
+//     250 ms apart, while its lease lasts; then the original is nak'd with
+//     the copy's delay (a dead letter's: 1 s) and whoever it comes back to
+//     finishes the copy, no sooner than the copy would have come. A
+//     removal not confirmed is tried again for the patience.
 //
-// # Bounds under node faults
-//
-// Several hosts on one cluster keep every promise above through host
-// crashes. A node fault (killed, paused and resumed, restarted) can change
-// the consumer's leader, and a new leader may lack the in-progress notices
-// or the record of a delivery; a node back from a pause may still act as
-// leader for a moment (JetStream's Raft has no pre-vote and serves pulls
-// from the leader's own state). The look-ups above are reads, not a fence.
-// So, once per change of the consumer's leader in a message's life:
-//
-//   - a message may reach two handlers at once (the second with one
-//     attempt more, or the same attempts when the record was lost), and a
-//     retry may then be handed out before its delay;
-//   - if both holders retry it, one copy is stored; if they settle it in
-//     the same moment as a retry and a dead letter, it reaches the
-//     dead-letter queue twice;
-//   - a retried or acked original, as a first delivery, may reach a
-//     handler again, and, from a node back from a pause, with the attempts
-//     it had before (attempts go back); its outcome is then refused (it is
-//     looked up), but its handler runs;
-//   - a handling past MaxRetries+1, by one;
-//   - a copy the server stored later than the patience (a new leader
-//     committing a late proposal) leaves the message alive twice.
-//
-// A node fault also makes sends fail for as long as the stream has no
-// leader (no answer within Options.Timeout, or "nats: no response from
-// stream"), and a Stats call then takes up to Options.Timeout and gives
-// the last size it read.
+// A node fault makes sends fail for as long as the stream has no leader
+// (no answer within Options.Timeout, or "nats: no response from stream"),
+// delays hand-outs while the claims stream has none, and a Stats call then
+// takes up to Options.Timeout and gives the last size it read.
 //
 // # Counters and limits
 //
@@ -149,16 +149,17 @@
 // counts the sends the server stored: a send goes out under a publish ID,
 // and one left without an answer is asked about under it (a question that
 // stores nothing), 250 ms apart, until the server tells; one it has not
-// told about within 1 min (half that window) is logged, not counted. A
-// message handled twice (above) is counted twice; a dead-letter copy
-// stored although its publishes got no answer within the patience is
-// counted when the original comes back to the same host, not when it comes
-// back to another. Delivered counts the deliveries whose outcome was
-// applied (not a message past MaxRetries+1 that skips the handler),
-// Retried the retries a handler asked for. A host crash loses at most its
-// last 50 ms of Sent, the sends it was asking about and the counts not yet
-// confirmed, and counts a message delivered again twice. InFlight and
-// Ready are 0.
+// told about within 1 min (half that window) is logged, not counted. An
+// outcome is counted, and the count stored, before it is committed, and
+// taken back if it is refused; one whose commit no server confirmed
+// either way within a minute stays counted (had it not committed, the
+// message is handled and counted again). A dead-letter copy is counted as
+// sent by the host that marks its original's claim copied. Delivered
+// counts the hand-outs a handler saw whose outcome holds (not a message
+// past MaxRetries+1 that skips the handler), Retried the retries a handler
+// asked for. A host crash loses at most its last 50 ms of Sent, the sends
+// it was asking about and the counts not yet confirmed, and counts a
+// message handled again twice. InFlight and Ready are 0.
 //
 // SetLimits bounds a queue's pending messages (a send past it fails with
 // ErrQueueFull, nothing sent; one Platform never takes a queue past it,

@@ -94,22 +94,21 @@ type Platform struct {
 	settings map[string]hostbridge.ConsumerSettings
 	queues   map[string]*queueState // queues whose stream and consumer exist
 	limits   map[string]queueLimits
-	// uncounted are the subjects of dead-letter copies whose publish
-	// failed: stored or not, they are not counted as sent yet.
-	uncounted map[string]bool
 	// api deletes and reads single messages (msgapi.go); tests fail it.
 	api msgAPI
-	// patience is copyPatience; tests shorten it.
-	patience time.Duration
+	// patience is copyPatience, settledTTL settledTTL; tests shorten them.
+	patience, settledTTL time.Duration
 	// loseRemovals: tests lose the removals of settled originals, as an
 	// ack lost with a connection or a server fault would.
 	loseRemovals atomic.Bool
 
-	statsOnce sync.Mutex // guards stats
-	stats     jetstream.Stream
-	stopFlush chan struct{}
-	flushDone chan struct{}
-	closeOnce sync.Once
+	claimsOnce  sync.Mutex // guards claimsReady
+	claimsReady bool       // the claims stream exists
+	statsOnce   sync.Mutex // guards stats
+	stats       jetstream.Stream
+	stopFlush   chan struct{}
+	flushDone   chan struct{}
+	closeOnce   sync.Once
 
 	// retryUnit is the length of a retry delay's second: time.Second, but
 	// tests shorten it to replay rows with 30 s retries in real time.
@@ -149,8 +148,8 @@ func Open(opts Options) (*Platform, error) {
 // configuration.
 func newPlatform(opts Options) *Platform {
 	p := &Platform{opts: opts, settings: map[string]hostbridge.ConsumerSettings{}, queues: map[string]*queueState{},
-		limits: map[string]queueLimits{}, uncounted: map[string]bool{}, retryUnit: time.Second,
-		patience: copyPatience, stopAsking: make(chan struct{})}
+		limits: map[string]queueLimits{}, retryUnit: time.Second,
+		patience: copyPatience, settledTTL: settledTTL, stopAsking: make(chan struct{})}
 	p.api = leaderAPI{p}
 	return p
 }

@@ -248,22 +248,17 @@ func TestMaxRetriesDeadLetter(t *testing.T) {
 	waitDrained(t, p, "dlq") // acks and terms reach the server a moment later
 }
 
-// TestExhaustedSkipsHandler: a message already delivered more than
-// MaxRetries+1 times (its consumer died each time) is dropped without
-// reaching the handler.
+// TestExhaustedSkipsHandler: a message already handed out more than
+// MaxRetries+1 times (two hosts claimed it and died holding it) is dropped
+// without reaching the handler. Pins D31.
 func TestExhaustedSkipsHandler(t *testing.T) {
 	p := openSingle(t)
 	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout, s.MaxRetries = 0, 0 })
 	send(t, p, `1`, 0)
 	q, _ := p.ensureQueue(context.Background(), "q")
-	l := p.startLease("q")
-	defer l.end()
-	for range 2 { // two deliveries that end without an outcome
-		msgs, err := fetch(q.cons, l, 1, 30*time.Second)
-		if err != nil || len(msgs) != 1 {
-			t.Fatal(msgs, err)
-		}
-		_ = msgs[0].Nak() // the test reads what comes back, not the nak's answer
+	h := &holding{subj: p.claimSubject(q.names.token, 1)}
+	if ok, err := p.write(h, claim{N: 2, Holder: "a host that died", Until: 1}, time.Now().Add(5*time.Second)); !ok || err != nil {
+		t.Fatal(ok, err)
 	}
 	r, ok := deliverWithin(t, p, "q", 30*time.Second, func(hostbridge.Event) error {
 		t.Error("handler called")

@@ -23,11 +23,10 @@ const internalUser = "natsqueue"
 
 // embedded is the embedded server of a Platform with what it owns.
 type embedded struct {
-	srv     *server.Server
-	lock    *os.File // held locked for the server's life
-	sync    *storeSyncer
-	journal *deliveryJournal
-	auth    []nats.Option
+	srv  *server.Server
+	lock *os.File // held locked for the server's life
+	sync *storeSyncer
+	auth []nats.Option
 }
 
 // startEmbedded creates o.StoreDir, takes it for this process, and starts a
@@ -43,10 +42,6 @@ func startEmbedded(o Options) (*embedded, error) {
 		return nil, err
 	}
 	e := &embedded{lock: lock}
-	if e.journal, err = openJournal(o.StoreDir); err != nil {
-		e.close()
-		return nil, err
-	}
 	if o.SyncInterval == 0 && canSyncStore {
 		e.sync = newStoreSyncer(o.StoreDir) // before the server writes
 	}
@@ -142,7 +137,6 @@ func (e *embedded) close() {
 		e.srv.WaitForShutdown()
 	}
 	e.sync.close()
-	e.journal.close()
 	if e.lock != nil {
 		unlockStore(e.lock)
 	}

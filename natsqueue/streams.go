@@ -106,6 +106,9 @@ func (p *Platform) ensureQueue(ctx context.Context, queue string) (*queueState, 
 			return nil, fmt.Errorf("stream %s: %w", n.stream, err)
 		}
 	}
+	if err := p.ensureClaims(ctx); err != nil {
+		return nil, err
+	}
 	q.stream, err = p.js.CreateOrUpdateStream(ctx, p.streamConfig(n, maxMsgs))
 	if err != nil {
 		return nil, fmt.Errorf("stream %s: %w", n.stream, err)

@@ -1,0 +1,357 @@
+package natsqueue
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// A claim is what the cluster has committed of one stored message's life:
+// how many times it was handed out, who holds it until when, and, once
+// settled, the outcome. It is the last message on a subject of its own in
+// the claims stream, and every write of it expects the revision its writer
+// read (Nats-Expected-Last-Subject-Sequence; 0 to create it): the stream's
+// Raft log commits one write per revision, and a server that only believes
+// it leads commits none. So a host hands a message to a handler only after
+// it committed a claim on it, applies an outcome only after it committed
+// the settled claim over its own, and stores a copy (a retry's, a dead
+// letter's) only while its settled claim's lease lasts: reads never decide.
+type claim struct {
+	N      int    `json:"n"`           // hand-outs of this stored copy, this one included
+	Holder string `json:"h"`           // the write's author: a host's ID and a number
+	Until  int64  `json:"u"`           // the lease's end, Unix milliseconds (the holder's clock)
+	Done   string `json:"o,omitempty"` // the outcome, once settled
+	Delay  int    `json:"d,omitempty"` // a retry's delay, seconds
+	DLQ    string `json:"q,omitempty"` // a dead letter's queue
+}
+
+// The outcomes a settled claim records. A retry or a dead letter is
+// settled in two steps: first the outcome (its holder then stores the copy
+// while its lease lasts), then doneCopied once the copy is stored.
+const (
+	doneAck    = "ack"
+	doneRetry  = "retry"
+	doneDead   = "dead"
+	doneDrop   = "drop"
+	doneCopied = "copied"
+)
+
+// final reports whether c is settled and nothing is left to do but remove
+// its message.
+func (c claim) final() bool { return c.Done == doneAck || c.Done == doneDrop || c.Done == doneCopied }
+
+// leaseEnded reports whether c's lease is over by this host's clock.
+func (c claim) leaseEnded() bool { return !time.UnixMilli(c.Until).After(time.Now()) }
+
+// settledTTL is how long a claim whose message is done is kept (ack, drop,
+// copied): the server removes it then (a per-message TTL). A message
+// handed out later than that after it was settled (a server paused for
+// longer, handing out what it held) would be taken as new. Held claims and
+// those whose copy is not stored yet have no TTL.
+const settledTTL = time.Hour
+
+// claimsStream is the stream of every queue's claims.
+func (p *Platform) claimsStream() string { return p.opts.Prefix + "_CLAIMS" }
+
+// claimSubject is the subject of the claim on the message at seq of the
+// queue stream whose token is token.
+func (p *Platform) claimSubject(token string, seq uint64) string {
+	return p.opts.Prefix + "-claims." + token + "." + strconv.FormatUint(seq, 10)
+}
+
+// ensureClaims creates the claims stream (once per Platform).
+func (p *Platform) ensureClaims(ctx context.Context) error {
+	p.claimsOnce.Lock()
+	defer p.claimsOnce.Unlock()
+	if p.claimsReady {
+		return nil
+	}
+	_, err := p.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name: p.claimsStream(), Subjects: []string{p.opts.Prefix + "-claims.>"},
+		Storage: jetstream.FileStorage, Replicas: p.opts.Replicas,
+		MaxMsgsPerSubject: 1, AllowMsgTTL: true,
+	})
+	if err != nil {
+		return fmt.Errorf("stream %s: %w", p.claimsStream(), err)
+	}
+	p.claimsReady = true
+	return nil
+}
+
+// holding is a claim as its last committed write left it: the subject, the
+// revision (the claims stream's sequence of the write; 0: lost to another
+// write) and what it says.
+type holding struct {
+	subj string
+	rev  uint64
+	c    claim
+}
+
+// errClaimUnknown: the server did not say, before the deadline, whether a
+// claim's write committed.
+var errClaimUnknown = errors.New("natsqueue: no answer to a claim's write")
+
+// write writes c over h (a revision 0 creates the claim), with a TTL when c
+// is final, and trying until deadline. It reports whether the write
+// committed (h is then c at its new revision) or another write came first.
+// A write whose answer was lost is tried again; the refusal that follows
+// is this write's own when the claim, read from the stream's leader, is
+// newer than h and says what c says. errClaimUnknown when the server said
+// neither before deadline.
+func (p *Platform) write(h *holding, c claim, deadline time.Time) (bool, error) {
+	data, err := json.Marshal(c)
+	if err != nil {
+		return false, err
+	}
+	opts := []jetstream.PublishOpt{jetstream.WithExpectLastSequencePerSubject(h.rev)}
+	if c.final() {
+		opts = append(opts, jetstream.WithMsgTTL(p.settledTTL))
+	}
+	msg := &nats.Msg{Subject: h.subj, Data: data}
+	lost := false
+	for {
+		ctx, cancel := p.tryCtx(deadline)
+		ack, err := p.js.PublishMsg(ctx, msg, opts...)
+		cancel()
+		switch {
+		case err == nil:
+			h.rev, h.c = ack.Sequence, c
+			return true, nil
+		case apiCode(err) == codeWrongLast && !lost:
+			return false, nil
+		case apiCode(err) == codeWrongLast:
+			if last, ok := p.readClaim(h.subj, deadline); ok && last.Sequence > h.rev {
+				if !bytes.Equal(last.Data, data) {
+					return false, nil
+				}
+				h.rev, h.c = last.Sequence, c
+				return true, nil
+			}
+		case apiCode(err) == codeWrongLastInFlight:
+		case errors.Is(err, nats.ErrConnectionClosed):
+			return false, err
+		default:
+			lost = true
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false, errClaimUnknown
+		}
+		time.Sleep(min(retryPause, left))
+	}
+}
+
+// readClaim is the last write on subj, read from the claims stream's
+// leader; ok is false when there is none or the server did not answer.
+func (p *Platform) readClaim(subj string, deadline time.Time) (*storedMsg, bool) {
+	ctx, cancel := p.tryCtx(deadline)
+	defer cancel()
+	m, err := p.api.getMsg(ctx, p.claimsStream(), msgGetRequest{LastFor: subj})
+	return m, err == nil
+}
+
+// reread is h as the claims stream's leader has it now: ok is false when
+// the server did not answer, and h is at revision 0 when there is no claim.
+func (p *Platform) reread(h *holding, deadline time.Time) bool {
+	ctx, cancel := p.tryCtx(deadline)
+	defer cancel()
+	m, err := p.api.getMsg(ctx, p.claimsStream(), msgGetRequest{LastFor: h.subj})
+	if apiCode(err) == codeNoMessage {
+		h.rev, h.c = 0, claim{}
+		return true
+	}
+	if err != nil {
+		return false
+	}
+	var c claim
+	if json.Unmarshal(m.Data, &c) != nil {
+		return false
+	}
+	h.rev, h.c = m.Sequence, c
+	return true
+}
+
+// claimState is what a host found when it tried to claim a message.
+type claimState int
+
+const (
+	claimHeld    claimState = iota // committed: this host holds it
+	claimSettled                   // settled: its outcome is to be finished, not handled
+	claimTaken                     // another holder's lease runs
+	claimFailed                    // the server confirmed neither within the patience
+)
+
+// lease is the end of a lease taken now: AckWait, the time the server
+// waits for a delivery's ack.
+func (p *Platform) lease() int64 { return time.Now().Add(p.opts.AckWait).UnixMilli() }
+
+// claimOne claims the message whose claim is on subj: it creates the claim,
+// or, when one exists whose lease has ended, takes it over, one hand-out
+// more. It gives the holding as the last write found or made.
+func (p *Platform) claimOne(subj string) (*holding, claimState) {
+	h := &holding{subj: subj}
+	deadline := time.Now().Add(p.patience)
+	for time.Now().Before(deadline) {
+		ok, err := p.write(h, claim{N: h.c.N + 1, Holder: p.newID(), Until: p.lease()}, deadline)
+		switch {
+		case err != nil:
+			return h, claimFailed
+		case ok:
+			return h, claimHeld
+		case !p.reread(h, deadline):
+			return h, claimFailed
+		case h.c.Done != "":
+			return h, claimSettled
+		case h.rev > 0 && !h.c.leaseEnded():
+			return h, claimTaken
+		}
+	}
+	return h, claimFailed
+}
+
+// claimAll claims each of msgs, all at once, on q's claims.
+func (p *Platform) claimAll(q *queueState, msgs []jetstream.Msg) ([]*holding, []claimState) {
+	hs, sts := make([]*holding, len(msgs)), make([]claimState, len(msgs))
+	var wg sync.WaitGroup
+	for i, m := range msgs {
+		md, err := m.Metadata()
+		if err != nil {
+			hs[i], sts[i] = &holding{}, claimFailed
+			continue
+		}
+		wg.Go(func() { hs[i], sts[i] = p.claimOne(p.claimSubject(q.names.token, md.Sequence.Stream)) })
+	}
+	wg.Wait()
+	return hs, sts
+}
+
+// renew extends the lease of each of hs still this host's, all at once,
+// each within AckWait/3 (the next renewal comes then). One that another
+// write beat is lost (revision 0): its outcome will be refused.
+func (p *Platform) renew(hs []*holding) {
+	deadline := time.Now().Add(p.opts.AckWait / 3)
+	var wg sync.WaitGroup
+	for _, h := range hs {
+		if h.rev == 0 {
+			continue
+		}
+		wg.Go(func() {
+			next := h.c
+			next.Until = p.lease()
+			ok, err := p.write(h, next, deadline)
+			if err != nil {
+				p.log().Warn("natsqueue: renewing a claim", "subject", h.subj, "err", err)
+			} else if !ok {
+				h.rev = 0
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// settlePatience is how long a host tries to commit an outcome: longer
+// than copyPatience, so that an election in between does not leave an
+// outcome committed but not counted.
+func (p *Platform) settlePatience() time.Duration { return 6 * p.patience }
+
+// settle commits the outcome done over h, this host's hold, and reports
+// whether it did (only then may the outcome be applied) or whether the
+// server did not say so within the settle patience (unknown). A retry or
+// a dead letter gets a new lease, for storing its copy.
+func (p *Platform) settle(h *holding, done claim) (ok, unknown bool) {
+	if h.rev == 0 {
+		return false, false
+	}
+	done.N, done.Holder, done.Until = h.c.N, h.c.Holder, h.c.Until
+	if !done.final() {
+		done.Until = time.Now().Add(p.copyLease()).UnixMilli()
+	}
+	ok, err := p.write(h, done, time.Now().Add(p.settlePatience()))
+	if err != nil {
+		p.log().Warn("natsqueue: settling a claim (outcome not applied)", "subject", h.subj, "err", err)
+	}
+	return ok, err != nil
+}
+
+// copyLease is how long a settled claim's holder may store its copy: the
+// publishes of publishConfirmed end within the patience plus one try's
+// Options.Timeout, and a second more covers the clocks of two hosts.
+func (p *Platform) copyLease() time.Duration { return p.patience + p.opts.Timeout + time.Second }
+
+// takeCopy takes over the copy of h, a settled claim whose holder's lease
+// ended before it marked the copy stored: a new lease for this host.
+func (p *Platform) takeCopy(h *holding) bool {
+	next := h.c
+	next.Holder, next.Until = p.newID(), time.Now().Add(p.copyLease()).UnixMilli()
+	ok, err := p.write(h, next, time.Now().Add(p.patience))
+	return ok && err == nil
+}
+
+// markCopied commits that h's copy is stored, over h.
+func (p *Platform) markCopied(h *holding) bool {
+	next := h.c
+	next.Done = doneCopied
+	ok, err := p.write(h, next, time.Now().Add(p.patience))
+	return ok && err == nil
+}
+
+// copyGate is what a copy's deliverer found of its original's claim.
+type copyGate int
+
+const (
+	gateOpen   copyGate = iota // the original's claim says copied: the copy may be handed out
+	gateWait                   // a holder may be storing the copy still, until the time given
+	gateFailed                 // the server did not confirm either
+)
+
+// openCopy lets a copy be handed out once its original's claim (at subj)
+// says the copy is stored, and reports whether this host marked it so: it
+// does when the lease of the host storing the copy has ended (this copy is
+// in the stream: stored). So no host stores a copy again once a copy was
+// handed out (a publish expecting none would store a second one after the
+// first was acked). A claim gone is one copied and expired (settledTTL),
+// or one a lagging leader does not have yet: marking it copied anew tells.
+func (p *Platform) openCopy(subj string) (g copyGate, until time.Time, marked bool) {
+	h := &holding{subj: subj}
+	deadline := time.Now().Add(p.patience)
+	for time.Now().Before(deadline) {
+		if !p.reread(h, deadline) {
+			return gateFailed, time.Time{}, false
+		}
+		switch {
+		case h.c.Done == doneCopied:
+			return gateOpen, time.Time{}, false
+		case h.rev > 0 && !h.c.leaseEnded():
+			return gateWait, time.UnixMilli(h.c.Until), false
+		case p.markCopied(h):
+			return gateOpen, time.Time{}, true
+		}
+	}
+	return gateFailed, time.Time{}, false
+}
+
+// originalClaim is the subject of the claim on the original that m copies
+// (a retry copy, a dead-letter copy); ok is false for any other m.
+func (p *Platform) originalClaim(q *queueState, m jetstream.Msg) (string, bool) {
+	h := m.Headers()
+	if s, err := strconv.ParseUint(h.Get(hdrRetryOf), 10, 64); err == nil {
+		return p.claimSubject(q.names.token, s), true
+	}
+	v := h.Get(hdrDeadOf)
+	i := strings.LastIndexByte(v, ':')
+	stream, ok := strings.CutPrefix(v[:max(i, 0)], p.opts.Prefix+"_")
+	if i < 0 || !ok {
+		return "", false
+	}
+	s, err := strconv.ParseUint(v[i+1:], 10, 64)
+	return p.claimSubject(stream, s), err == nil
+}
