@@ -4,6 +4,7 @@ package natsqueue
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -30,7 +31,12 @@ func TestFaultHistoryChecks(t *testing.T) {
 		{"refused, then handled again", "d fq m 1 100 h0\nx fq m 1 200 h0\nd fq m 2 6000000 h1\na fq m 2 6000100 h1\n", nil, 0},
 		{"lease overlap, the earlier holder's outcome refused", "d fq m 1 100 h0\nd fq m 2 6000000 h1\na fq m 2 6000100 h1\nx fq m 1 7000000 h0\n", nil, 1},
 		{"lease overlap, the earlier holder's host killed first", "d fq m 1 100 h0\nd fq m 2 6000000 h1\nk h0 6500000\na fq m 2 6600000 h1\n", nil, 1},
+		{"acked as its host was killed", "d fq m 1 100 h0\nw fq m 1 200 h0\nk h0 300\n", nil, 0},
 		{"lost", "", func(f findings) []string { return f.lost }, 0},
+		{"lost, its host killed without an ack asked for", "d fq m 1 100 h0\nk h0 300\n", func(f findings) []string { return f.lost }, 0},
+		{"lost, an ack asked for, its host not killed", "d fq m 1 100 h0\nw fq m 1 200 h0\n", func(f findings) []string { return f.lost }, 0},
+		{"lost, an ack asked for, then handled again", "d fq m 1 100 h0\nw fq m 1 200 h0\nk h0 300\nd fq m 2 6000000 h1\nk h1 6000100\n",
+			func(f findings) []string { return f.lost }, 0},
 		{"early retry", "d fq m 1 100 h0\nr fq m 1 2 200 h0\nd fq m 2 1200000 h1\na fq m 2 1300000 h1\n",
 			func(f findings) []string { return f.earlyRetry }, 0},
 		{"attempts back", "d fq m 1 100 h0\nr fq m 1 0 200 h0\nd fq m 2 300 h1\nr fq m 2 0 400 h1\nd fq m 1 3000000 h2\na fq m 1 3000100 h2\n",
@@ -96,7 +102,8 @@ func TestFaultHistoryCounts(t *testing.T) {
 // TestFaultHistoryRecordsResult: a handling's end is recorded from what
 // Deliver's result reports the platform applied, and a message of the
 // batch in none of Acked, Retried, DeadLettered and Dropped is recorded
-// refused. Pins D31.
+// refused; the acks a handler's outcome asks for are recorded before they
+// are applied. Pins D31.
 func TestFaultHistoryRecordsResult(t *testing.T) {
 	var got []hostbridge.Message
 	for i, id := range []string{"m0", "m1", "m2", "m3", "m4"} {
@@ -114,6 +121,17 @@ func TestFaultHistoryRecordsResult(t *testing.T) {
 		if rs := h.outcomes[id]; len(rs) != 1 || rs[0] != w {
 			t.Errorf("%s: recorded %+v, want %+v", id, rs, w)
 		}
+	}
+	b := hostbridge.NewBatchRecord("fq", got[:3])
+	b.Ack(0)
+	b.Retry(1, 2)
+	h.wantAcks("fq", b, nil, hostbridge.DefaultConsumerSettings(), time.Unix(2, 0))
+	if len(h.wanted["m0"]) != 1 || len(h.wanted["m1"]) != 0 || len(h.wanted["m2"]) != 1 {
+		t.Errorf("acks asked for %+v, want m0's (acked) and m2's (no call, the handler returned nil)", h.wanted)
+	}
+	h.wantAcks("fq", hostbridge.NewBatchRecord("fq", got[:1]), errors.New("failed"), hostbridge.DefaultConsumerSettings(), time.Unix(3, 0))
+	if len(h.wanted["m0"]) != 1 {
+		t.Errorf("a failed batch asked for an ack: %+v", h.wanted["m0"])
 	}
 }
 

@@ -27,6 +27,7 @@ import (
 //
 //	s <queue> <id> <delay> <start> <end> ok|err [<reason>]  a send
 //	d <queue> <id> <attempts> <at> <host>                  a handler got it
+//	w <queue> <id> <attempts> <at> <host>                  it returned asking its ack
 //	a <queue> <id> <attempts> <at> <host>                  its handling ended acked
 //	r <queue> <id> <attempts> <delay> <at> <host>          … retried with delay
 //	g <queue> <id> <attempts> <at> <host>                  … dead-lettered or dropped
@@ -41,7 +42,9 @@ import (
 // handler returned (the earliest a retry's delay can count from): x is a
 // message of the batch in none of the result's Acked, Retried,
 // DeadLettered and Dropped, an outcome the platform refused (another
-// holder took the message over, or the claim could not be settled).
+// holder took the message over, or the claim could not be settled). A
+// "w" line, written before the platform applies the outcome, is the only
+// trace of an ack committed by a host killed before Deliver returned.
 // Every fact enters the history through apply, whether recorded here or
 // read from the files of host processes (readFaultHistory: the
 // multi-host suite merges the files of every process of a run).
@@ -60,6 +63,7 @@ type faultHistory struct {
 	sendErrs    map[string]int        // sends that failed, by reason
 	deliveries  map[string][]faultDelivery
 	outcomes    map[string][]outcomeRecord // fq's and bq's handlings' outcomes by id
+	wanted      map[string][]outcomeRecord // the acks their handlers asked for ("w")
 	dead        map[string][]faultDelivery
 	deadAcks    map[string]int // dead-letter queue acks by id
 	deadRefused int            // dead-letter queue handlings refused
@@ -119,7 +123,7 @@ func newFaultHistory(t *testing.T) *faultHistory {
 func emptyFaultHistory(start time.Time, host string, maxRetries int, dlq string) *faultHistory {
 	return &faultHistory{start: start, host: host, maxRetries: maxRetries, dlq: dlq, sends: map[string]sendRecord{},
 		okSends: map[string]int{}, sendErrs: map[string]int{}, deliveries: map[string][]faultDelivery{},
-		outcomes: map[string][]outcomeRecord{}, dead: map[string][]faultDelivery{},
+		outcomes: map[string][]outcomeRecord{}, wanted: map[string][]outcomeRecord{}, dead: map[string][]faultDelivery{},
 		deadAcks: map[string]int{}, faults: map[string]int{}}
 }
 
@@ -173,6 +177,8 @@ func (h *faultHistory) apply(line string) {
 		h.deadRefused++
 	case (fs[0] == "a" || fs[0] == "g" || fs[0] == "x") && len(fs) == 6 && fs[1] != h.dlq:
 		h.outcomes[fs[2]] = append(h.outcomes[fs[2]], outcomeRecord{kind: fs[0][0], attempts: atoi(3), at: h.at(fs[4]), host: fs[5]})
+	case fs[0] == "w" && len(fs) == 6 && fs[1] != h.dlq:
+		h.wanted[fs[2]] = append(h.wanted[fs[2]], outcomeRecord{kind: 'a', attempts: atoi(3), at: h.at(fs[4]), host: fs[5]})
 	case fs[0] == "r" && len(fs) == 7 && fs[1] != h.dlq:
 		h.outcomes[fs[2]] = append(h.outcomes[fs[2]], outcomeRecord{kind: 'r', attempts: atoi(3), delay: atoi(4), at: h.at(fs[5]), host: fs[6]})
 	case fs[0] == "f" && len(fs) >= 3 && fs[1] != "back":
@@ -243,8 +249,10 @@ func (h *faultHistory) run(ctx context.Context, p *Platform, queue string, handl
 			for _, m := range got {
 				h.record("d %s %s %d %d %s", queue, messageID(m), m.Attempts, h.us(now), h.host)
 			}
-			defer func() { ended = time.Now() }()
-			return handler(ev)
+			err := handler(ev)
+			ended = time.Now()
+			h.wantAcks(queue, ev.Batch(), err, p.Consumer(queue), ended)
+			return err
 		})
 		if ok {
 			h.handled(queue, got, r, ended)
@@ -253,6 +261,21 @@ func (h *faultHistory) run(ctx context.Context, p *Platform, queue string, handl
 			case <-ctx.Done():
 			case <-time.After(pollWait / 4):
 			}
+		}
+	}
+}
+
+// wantAcks records the acks the outcome of b, whose handler returned err
+// at at, asks for on a queue with settings s ("w" lines), before the
+// platform applies them.
+func (h *faultHistory) wantAcks(queue string, b hostbridge.Batch, err error, s hostbridge.ConsumerSettings, at time.Time) {
+	rec, ok := b.(*hostbridge.BatchRecord)
+	if !ok {
+		return
+	}
+	for i, m := range rec.Messages() {
+		if a, _ := hostbridge.Settle(rec.Outcome(i), err, m.Attempts, s); a == hostbridge.ActionAck {
+			h.record("w %s %s %d %d %s", queue, messageID(m), m.Attempts, h.us(at), h.host)
 		}
 	}
 }
@@ -315,9 +338,32 @@ func readFaultHistory(paths []string, start time.Time, maxRetries int, dlq strin
 }
 
 // done reports whether the message a send of id returned nil for reached
-// its end: acked, or on the dead-letter queue.
+// its end: acked, or on the dead-letter queue, or maybe acked by a host
+// killed before it could record so (ackedAtCrash).
 func (h *faultHistory) done(id string) bool {
-	return h.endedAs(id, 'a') > 0 || len(h.dead[id]) > 0
+	return h.endedAs(id, 'a') > 0 || len(h.dead[id]) > 0 || h.ackedAtCrash(id)
+}
+
+// ackedAtCrash reports whether the last handling of id asked for its ack
+// and has no outcome, its host killed after: the ack may have been
+// committed (a later handling would show it was not). The suites check
+// that the streams end empty all the same.
+func (h *faultHistory) ackedAtCrash(id string) bool {
+	ds := h.deliveries[id]
+	if len(ds) == 0 {
+		return false
+	}
+	last := ds[len(ds)-1]
+	if _, ended := h.outcome(id, last); ended {
+		return false
+	}
+	_, killed := h.killAfter(last.host, last.at)
+	for _, w := range h.wanted[id] {
+		if w.host == last.host && w.attempts == last.attempts && !w.at.Before(last.at) {
+			return killed
+		}
+	}
+	return false
 }
 
 // endedAs is how many handlings of id ended with the outcome kind.
@@ -334,12 +380,13 @@ func (h *faultHistory) endedAs(id string, kind byte) int {
 // findings are what the checks found in a history: one list of messages
 // (and when) a broken promise; the counts at the end are what the checks
 // allow, for the summary: attempts one more per host crash between
-// (moreCrashes), outcomes refused, and the overlaps of a lapsed lease with
-// the next holder (leaseOverlaps, see findOverlaps).
+// (moreCrashes), outcomes refused, the overlaps of a lapsed lease with the
+// next holder (leaseOverlaps, see findOverlaps), and the messages whose
+// ack a host killed may have committed (ackedAtCrash).
 type findings struct {
 	lost, earlySend, earlyRetry, late, back, notOne, overlap, noOutcome, originalAgain, sameAcrossCrash, moreAcrossCrash, past, over, afterEnd, deadTwice []string
 
-	moreCrashes, refused, leaseOverlaps int
+	moreCrashes, refused, leaseOverlaps, ackedAtCrash int
 }
 
 // broken is every list of f with what it breaks.
@@ -381,8 +428,12 @@ func (h *faultHistory) lost() []string {
 
 func (h *faultHistory) findLost(f *findings) {
 	for id, s := range h.sends {
-		if s.ok && !h.done(id) {
+		switch {
+		case !s.ok:
+		case !h.done(id):
 			f.lost = append(f.lost, id)
+		case h.endedAs(id, 'a') == 0 && len(h.dead[id]) == 0:
+			f.ackedAtCrash++
 		}
 	}
 }
@@ -739,8 +790,8 @@ func (h *faultHistory) summary(f findings, handlings func(id string) int) string
 	for _, c := range f.broken() {
 		fmt.Fprintf(&b, " %s %d,", c.what, len(c.ids))
 	}
-	fmt.Fprintf(&b, " allowed: outcomes refused %d, lease overlaps (the earlier holder's outcome refused) %d, attempts more by host crashes %d; bq largest %d of %d",
-		f.refused, f.leaseOverlaps, f.moreCrashes, h.largest, faultMaxPending)
+	fmt.Fprintf(&b, " allowed: outcomes refused %d, lease overlaps (the earlier holder's outcome refused) %d, attempts more by host crashes %d, acks asked for as the host was killed %d; bq largest %d of %d",
+		f.refused, f.leaseOverlaps, f.moreCrashes, f.ackedAtCrash, h.largest, faultMaxPending)
 	s := b.String()
 	if h.file != nil {
 		_, _ = fmt.Fprintf(h.file, "# %s\n", s) // a line lost shows as a failed check
