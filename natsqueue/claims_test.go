@@ -50,3 +50,44 @@ func TestClaimsExpireOnceSettled(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestClaimStates: a claim is created at the first hand-out (1); a second
+// host finds it taken while the lease runs, and takes it over, one
+// hand-out more (2), once it has ended; the first holder's writes over its
+// own revision are refused then (its renewal loses the claim, its outcome
+// is not committed); a settled claim is found settled, never taken. Pins
+// D31.
+func TestClaimStates(t *testing.T) {
+	p := openSingle(t)
+	if _, err := p.ensureQueue(context.Background(), "q"); err != nil {
+		t.Fatal(err)
+	}
+	subj := p.claimSubject("q", 7)
+	first, st := p.claimOne(subj)
+	if st != claimHeld || first.c.N != 1 {
+		t.Fatalf("first claim %+v, state %d", first, st)
+	}
+	if h, st := p.claimOne(subj); st != claimTaken || h.c.Holder != first.c.Holder {
+		t.Fatalf("while the lease runs: %+v, state %d, want taken by %s", h, st, first.c.Holder)
+	}
+	ended := *first
+	ended.c.Until = time.Now().Add(-time.Second).UnixMilli()
+	if ok, err := p.write(&ended, ended.c, time.Now().Add(time.Second)); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	second, st := p.claimOne(subj)
+	if st != claimHeld || second.c.N != 2 {
+		t.Fatalf("after the lease: %+v, state %d, want held, hand-out 2", second, st)
+	}
+	stale := &holding{subj: subj, rev: ended.rev, c: ended.c}
+	p.renew([]*holding{stale})
+	if ok, _ := p.settle(stale, claim{Done: doneAck}); ok || stale.rev != 0 {
+		t.Errorf("the first holder's renewal and outcome: %+v, settled %v, want refused", stale, ok)
+	}
+	if ok, _ := p.settle(second, claim{Done: doneAck}); !ok {
+		t.Fatal("the holder's outcome refused")
+	}
+	if h, st := p.claimOne(subj); st != claimSettled || h.c.Done != doneAck {
+		t.Errorf("after the outcome: %+v, state %d, want settled", h, st)
+	}
+}

@@ -6,16 +6,6 @@
 // 2.12.5 fixed the loss of work-queue messages at R3): Open refuses an
 // older server, naming both versions. The embedded server is v2.15.2.
 //
-// The files: platform.go (Options, Open, Close), connect.go (connecting,
-// the version check, waiting for a cluster), server.go and lock_*.go (the
-// embedded server and its store's lock), durability.go and sync_*.go
-// (syncing the store before a send is answered), streams.go (a queue's
-// stream and consumer), config.go (consumer settings), send.go,
-// delivery.go (batches and their outcomes), claims.go (the claims that
-// fence every step), copies.go (retry and dead-letter copies, removals),
-// stats.go (counters), limits.go (SetLimits, MaxPending), msgapi.go (the
-// server's message API and error codes), errors.go.
-//
 // # The server and the store
 //
 // The embedded server is private: it takes no TCP connection unless
