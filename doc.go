@@ -186,9 +186,11 @@
 //     loss, unless the operator chose a documented loss window; across
 //     restarts and failover delays never fire early, attempts never go
 //     back and counters lose nothing but to a host crash; delivery is at
-//     least once (Q93). Where the engine cannot keep one of these, the
-//     platform's doc states when and the bound, and its fault suite
-//     checks it.
+//     least once (Q93). Under a node fault the one overlap allowed is the
+//     lease's: a handler that outlives its lease, no renewal committed,
+//     may overlap the next holder, and its outcome is then refused, never
+//     applied; the platform's doc states it, and its fault suite checks
+//     that and nothing looser.
 //
 // Request and URL:
 //

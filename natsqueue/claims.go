@@ -91,9 +91,10 @@ func (p *Platform) ensureClaims(ctx context.Context) error {
 // revision (the claims stream's sequence of the write; 0: lost to another
 // write) and what it says.
 type holding struct {
-	subj string
-	rev  uint64
-	c    claim
+	subj   string
+	rev    uint64
+	c      claim
+	unsure []byte // a write whose answer never came: committed or not
 }
 
 // errClaimUnknown: the server did not say, before the deadline, whether a
@@ -101,12 +102,13 @@ type holding struct {
 var errClaimUnknown = errors.New("natsqueue: no answer to a claim's write")
 
 // write writes c over h (a revision 0 creates the claim), with a TTL when c
-// is final, and trying until deadline. It reports whether the write
-// committed (h is then c at its new revision) or another write came first.
-// A write whose answer was lost is tried again; the refusal that follows
-// is this write's own when the claim, read from the stream's leader, is
-// newer than h and says what c says. errClaimUnknown when the server said
-// neither before deadline.
+// is final, trying until deadline. It reports whether the write committed
+// (h is then c at its new revision) or another write came first. A write
+// whose answer was lost is tried again; the refusal that follows is this
+// write's own when the claim, read from the stream's leader, is newer than
+// h and says what c says. errClaimUnknown when the server said neither
+// before deadline: h keeps the write as unsure, and the next write over h
+// takes it for h's own if the stream has it.
 func (p *Platform) write(h *holding, c claim, deadline time.Time) (bool, error) {
 	return p.writeAfter(h, c, deadline, false)
 }
@@ -114,28 +116,31 @@ func (p *Platform) write(h *holding, c claim, deadline time.Time) (bool, error) 
 // writeAfter is write, told whether an earlier try of the same write got no
 // answer (lost: it may have committed).
 func (p *Platform) writeAfter(h *holding, c claim, deadline time.Time, lost bool) (bool, error) {
-	msg, opts, err := p.claimMsg(h, c)
+	data, err := json.Marshal(c)
 	if err != nil {
 		return false, err
 	}
-	data := msg.Data
+	msg := &nats.Msg{Subject: h.subj, Data: data}
 	for {
 		ctx, cancel := p.tryCtx(deadline)
-		ack, err := p.js.PublishMsg(ctx, msg, opts...)
+		ack, err := p.js.PublishMsg(ctx, msg, p.claimOpts(h.rev, c)...)
 		cancel()
 		switch {
 		case err == nil:
-			h.rev, h.c = ack.Sequence, c
+			h.rev, h.c, h.unsure = ack.Sequence, c, nil
 			return true, nil
-		case apiCode(err) == codeWrongLast && !lost:
+		case apiCode(err) == codeWrongLast && !lost && h.unsure == nil:
 			return false, nil
 		case apiCode(err) == codeWrongLast:
 			if last, ok := p.readClaim(h.subj, deadline); ok && last.Sequence > h.rev {
-				if !bytes.Equal(last.Data, data) {
+				if !p.adopt(h, last, data) {
 					return false, nil
 				}
-				h.rev, h.c = last.Sequence, c
-				return true, nil
+				if h.c == c {
+					return true, nil
+				}
+				lost = false // h's unsure write committed: c goes over it now
+				continue
 			}
 		case apiCode(err) == codeWrongLastInFlight:
 		case errors.Is(err, nats.ErrConnectionClosed):
@@ -145,39 +150,42 @@ func (p *Platform) writeAfter(h *holding, c claim, deadline time.Time, lost bool
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
+			if lost {
+				h.unsure = data
+			}
 			return false, errClaimUnknown
 		}
 		time.Sleep(min(retryPause, left))
 	}
 }
 
-// claimMsg is the publish that writes c over h.
-func (p *Platform) claimMsg(h *holding, c claim) (*nats.Msg, []jetstream.PublishOpt, error) {
-	data, err := json.Marshal(c)
-	if err != nil {
-		return nil, nil, err
-	}
-	opts := []jetstream.PublishOpt{jetstream.WithExpectLastSequencePerSubject(h.rev)}
+// claimOpts are the expectations of a write of c over revision rev.
+func (p *Platform) claimOpts(rev uint64, c claim) []jetstream.PublishOpt {
+	opts := []jetstream.PublishOpt{jetstream.WithExpectLastSequencePerSubject(rev)}
 	if c.final() {
 		opts = append(opts, jetstream.WithMsgTTL(p.settledTTL))
 	}
-	return &nats.Msg{Subject: h.subj, Data: data}, opts, nil
+	return opts
 }
 
 // writeEach writes cs[i] over hs[i] for every i and reports each as write
 // does, the publishes pipelined (one round trip for them all, rather than
 // a goroutine waiting for each answer). A write answered neither by its
-// commit nor by a refusal is tried again by writeAfter, which tells a
-// refusal of its own lost write from another's.
+// commit nor by a refusal, or refused over an unsure write, is tried again
+// by writeAfter, which tells a refusal of its own lost write from
+// another's.
 func (p *Platform) writeEach(hs []*holding, cs []claim, deadline time.Time) ([]bool, []error) {
 	oks, errs := make([]bool, len(hs)), make([]error, len(hs))
 	futures := make([]jetstream.PubAckFuture, len(hs))
 	var again sync.WaitGroup
 	for i, h := range hs {
-		msg, opts, err := p.claimMsg(h, cs[i])
+		data, err := json.Marshal(cs[i])
 		if err != nil {
 			errs[i] = err
-		} else if futures[i], err = p.js.PublishMsgAsync(msg, opts...); err != nil { // not sent
+			continue
+		}
+		msg := &nats.Msg{Subject: h.subj, Data: data}
+		if futures[i], err = p.js.PublishMsgAsync(msg, p.claimOpts(h.rev, cs[i])...); err != nil { // not sent
 			again.Go(func() { oks[i], errs[i] = p.write(hs[i], cs[i], deadline) })
 		}
 	}
@@ -190,18 +198,32 @@ func (p *Platform) writeEach(hs []*holding, cs []claim, deadline time.Time) ([]b
 		var err error
 		select {
 		case ack := <-f.Ok():
-			hs[i].rev, hs[i].c, oks[i] = ack.Sequence, cs[i], true
+			hs[i].rev, hs[i].c, hs[i].unsure, oks[i] = ack.Sequence, cs[i], nil, true
 			continue
 		case err = <-f.Err():
 		case <-ctx.Done():
 		}
-		if apiCode(err) == codeWrongLast {
+		if apiCode(err) == codeWrongLast && hs[i].unsure == nil {
 			continue // refused: another write came first
 		}
-		again.Go(func() { oks[i], errs[i] = p.writeAfter(hs[i], cs[i], deadline, true) })
+		again.Go(func() { oks[i], errs[i] = p.writeAfter(hs[i], cs[i], deadline, apiCode(err) != codeWrongLast) })
 	}
 	again.Wait()
 	return oks, errs
+}
+
+// adopt takes last, the claim's newest write, for h's own when it is data
+// (the write being made) or h's unsure write, and reports whether it did.
+func (p *Platform) adopt(h *holding, last *storedMsg, data []byte) bool {
+	if !bytes.Equal(last.Data, data) && (h.unsure == nil || !bytes.Equal(last.Data, h.unsure)) {
+		return false
+	}
+	var c claim
+	if json.Unmarshal(last.Data, &c) != nil {
+		return false
+	}
+	h.rev, h.c, h.unsure = last.Sequence, c, nil
+	return true
 }
 
 // readClaim is the last write on subj, read from the claims stream's
@@ -253,7 +275,7 @@ func (p *Platform) lease() int64 { return time.Now().Add(p.opts.AckWait).UnixMil
 // more. It gives the holding as the last write found or made.
 func (p *Platform) claimOne(subj string) (*holding, claimState) {
 	h := &holding{subj: subj}
-	deadline := time.Now().Add(p.patience)
+	deadline := time.Now().Add(p.settlePatience())
 	for time.Now().Before(deadline) {
 		ok, err := p.write(h, claim{N: h.c.N + 1, Holder: p.newID(), Until: p.lease()}, deadline)
 		switch {
@@ -286,7 +308,7 @@ func (p *Platform) claimAll(q *queueState, msgs []jetstream.Msg) ([]*holding, []
 			news, cs = append(news, hs[i]), append(cs, claim{N: 1, Holder: p.newID(), Until: p.lease()})
 		}
 	}
-	oks, errs := p.writeEach(news, cs, time.Now().Add(p.patience))
+	oks, errs := p.writeEach(news, cs, time.Now().Add(p.settlePatience()))
 	var wg sync.WaitGroup
 	j := 0
 	for i := range msgs {
@@ -332,9 +354,10 @@ func (p *Platform) renew(hs []*holding) {
 	wg.Wait()
 }
 
-// settlePatience is how long a host tries to commit an outcome: longer
-// than copyPatience, so that an election in between does not leave an
-// outcome committed but not counted.
+// settlePatience is how long a host tries to commit a claim or an
+// outcome: longer than copyPatience, so that an election in between does
+// not leave a write committed but unknown (a hand-out no handler saw, an
+// outcome committed but not counted).
 func (p *Platform) settlePatience() time.Duration { return 6 * p.patience }
 
 // settle commits the outcome done over h, this host's hold, and reports

@@ -2,10 +2,15 @@ package natsqueue
 
 import (
 	"context"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"hostbridge"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // TestClaimsExpireOnceSettled: a message's claim, held while its handler
@@ -90,4 +95,53 @@ func TestClaimStates(t *testing.T) {
 	if h, st := p.claimOne(subj); st != claimSettled || h.c.Done != doneAck {
 		t.Errorf("after the outcome: %+v, state %d, want settled", h, st)
 	}
+}
+
+// TestClaimWriteUnsure: a claim's write the server stored but never
+// answered (every answer lost until the deadline) leaves the holding
+// unsure; the next write over it finds the stream holding that write and
+// takes it for its own, so a renewal lost that way does not lose the
+// claim, and the outcome after it commits. Pins D31.
+func TestClaimWriteUnsure(t *testing.T) {
+	o := storeOptions(t)
+	o.Timeout = 200 * time.Millisecond
+	p := openWith(t, o)
+	if _, err := p.ensureQueue(context.Background(), "q"); err != nil {
+		t.Fatal(err)
+	}
+	h, st := p.claimOne(p.claimSubject("q", 1))
+	if st != claimHeld {
+		t.Fatal(st)
+	}
+	js := &unansweredClaims{JetStream: p.js}
+	p.js = js
+	renewed := h.c
+	renewed.Until++
+	if ok, err := p.write(h, renewed, time.Now().Add(time.Second)); ok || err != errClaimUnknown || h.unsure == nil {
+		t.Fatalf("the unanswered renewal: %v, %v, unsure %q", ok, err, h.unsure)
+	}
+	js.off.Store(true)
+	if ok, _ := p.settle(h, claim{Done: doneAck}); !ok || h.c.Done != doneAck || h.unsure != nil {
+		t.Errorf("the outcome over an unsure renewal: %v, claim %+v, unsure %q", ok, h.c, h.unsure)
+	}
+}
+
+// unansweredClaims is a JetStream whose claim writes are stored, the first
+// one, but never answered, until off.
+type unansweredClaims struct {
+	jetstream.JetStream
+	off    atomic.Bool
+	stored atomic.Bool
+}
+
+func (j *unansweredClaims) PublishMsg(ctx context.Context, m *nats.Msg, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
+	if j.off.Load() || !strings.HasPrefix(m.Subject, "HB-claims.") {
+		return j.JetStream.PublishMsg(ctx, m, opts...)
+	}
+	if !j.stored.Swap(true) {
+		if _, err := j.JetStream.PublishMsg(ctx, m, opts...); err != nil {
+			return nil, err
+		}
+	}
+	return nil, context.DeadlineExceeded
 }

@@ -3,6 +3,8 @@
 package natsqueue
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -25,13 +27,24 @@ import (
 //
 //	s <queue> <id> <delay> <start> <end> ok|err [<reason>]  a send
 //	d <queue> <id> <attempts> <at> <host>                  a handler got it
-//	r <id> <attempts> <delay> <at> <host>                  the handler retried it
-//	a <queue> <id> <attempts> <at> <host>                  the handler acked it
+//	w <queue> <id> <attempts> <at> <host>                  it returned asking its ack
+//	a <queue> <id> <attempts> <at> <host>                  its handling ended acked
+//	r <queue> <id> <attempts> <delay> <at> <host>          … retried with delay
+//	g <queue> <id> <attempts> <at> <host>                  … dead-lettered or dropped
+//	x <queue> <id> <attempts> <at> <host>                  … with its outcome refused
 //	f SIGKILL|SIGSTOP|back [<node> …] <at>                 a node fault (back: restarted or
 //	                                                       continued)
 //	k <host> <at>                                          a host process SIGKILLed
 //	n <queue> <messages> <at>                              a new largest stream size
 //
+// A handling's outcome (a, r, g, x) is what Deliver's result says the
+// platform applied, recorded once Deliver returned, at the time the
+// handler returned (the earliest a retry's delay can count from): x is a
+// message of the batch in none of the result's Acked, Retried,
+// DeadLettered and Dropped, an outcome the platform refused (another
+// holder took the message over, or the claim could not be settled). A
+// "w" line, written before the platform applies the outcome, is the only
+// trace of an ack committed by a host killed before Deliver returned.
 // Every fact enters the history through apply, whether recorded here or
 // read from the files of host processes (readFaultHistory: the
 // multi-host suite merges the files of every process of a run).
@@ -45,34 +58,28 @@ type faultHistory struct {
 	maxRetries int
 	dlq        string
 
-	sends      map[string]sendRecord // every send tried, by id
-	okSends    map[string]int        // sends that returned nil, by queue
-	sendErrs   map[string]int        // sends that failed, by reason
-	deliveries map[string][]faultDelivery
-	retries    map[string][]retryRecord
-	acks       map[string][]ackRecord // fq's and bq's acks by id
-	dead       map[string][]faultDelivery
-	deadAcks   map[string]int // dead-letter queue acks by id
-	faults     map[string]int // nodes signalled, by signal
-	spans      []faultSpan    // when nodes were faulted
-	kills      []hostKill     // when host processes were SIGKILLed
-	largest    uint64         // the bounded queue's largest stream size seen
+	sends       map[string]sendRecord // every send tried, by id
+	okSends     map[string]int        // sends that returned nil, by queue
+	sendErrs    map[string]int        // sends that failed, by reason
+	deliveries  map[string][]faultDelivery
+	outcomes    map[string][]outcomeRecord // fq's and bq's handlings' outcomes by id
+	wanted      map[string][]outcomeRecord // the acks their handlers asked for ("w")
+	dead        map[string][]faultDelivery
+	deadAcks    map[string]int // dead-letter queue acks by id
+	deadRefused int            // dead-letter queue handlings refused
+	faults      map[string]int // nodes signalled, by signal
+	kills       []hostKill     // when host processes were SIGKILLed
+	largest     uint64         // the bounded queue's largest stream size seen
 }
 
-// faultSpan is one node fault: from the signal to the restart or SIGCONT
-// (zero while it lasts). Every node holds a replica of every stream and
-// consumer (R3 on three nodes), so any fault may change a consumer's
-// leader: the node's own, or, when a node comes back from a pause, any
-// (it calls an election at once, and JetStream's Raft has no pre-vote).
-type faultSpan struct {
-	start, end time.Time
-	paused     bool // SIGSTOP: the node came back still taking itself for the leader it was
-}
-
-type ackRecord struct {
+// outcomeRecord is how a handling ended: acked ('a'), retried with delay
+// ('r'), dead-lettered or dropped ('g'), or refused ('x').
+type outcomeRecord struct {
+	kind     byte
+	attempts int
+	delay    int
 	at       time.Time
 	host     string
-	attempts int
 }
 
 type hostKill struct {
@@ -91,12 +98,6 @@ type faultDelivery struct {
 	queue, host string
 	attempts    int
 	at          time.Time
-}
-
-type retryRecord struct {
-	attempts, delay int
-	at              time.Time
-	host            string
 }
 
 // newFaultHistory records in a test directory; a failed test copies the
@@ -122,7 +123,7 @@ func newFaultHistory(t *testing.T) *faultHistory {
 func emptyFaultHistory(start time.Time, host string, maxRetries int, dlq string) *faultHistory {
 	return &faultHistory{start: start, host: host, maxRetries: maxRetries, dlq: dlq, sends: map[string]sendRecord{},
 		okSends: map[string]int{}, sendErrs: map[string]int{}, deliveries: map[string][]faultDelivery{},
-		retries: map[string][]retryRecord{}, acks: map[string][]ackRecord{}, dead: map[string][]faultDelivery{},
+		outcomes: map[string][]outcomeRecord{}, wanted: map[string][]outcomeRecord{}, dead: map[string][]faultDelivery{},
 		deadAcks: map[string]int{}, faults: map[string]int{}}
 }
 
@@ -170,27 +171,20 @@ func (h *faultHistory) apply(line string) {
 		} else {
 			h.deliveries[fs[2]] = append(h.deliveries[fs[2]], d)
 		}
-	case fs[0] == "r" && len(fs) == 6:
-		h.retries[fs[1]] = append(h.retries[fs[1]], retryRecord{attempts: atoi(2), delay: atoi(3), at: h.at(fs[4]), host: fs[5]})
-	case fs[0] == "a" && len(fs) == 6:
-		if fs[1] == h.dlq {
-			h.deadAcks[fs[2]]++
-		} else {
-			h.acks[fs[2]] = append(h.acks[fs[2]], ackRecord{at: h.at(fs[4]), host: fs[5], attempts: atoi(3)})
-		}
-	case fs[0] == "f" && len(fs) >= 3:
+	case fs[0] == "a" && len(fs) == 6 && fs[1] == h.dlq:
+		h.deadAcks[fs[2]]++
+	case fs[0] == "x" && len(fs) == 6 && fs[1] == h.dlq:
+		h.deadRefused++
+	case (fs[0] == "a" || fs[0] == "g" || fs[0] == "x") && len(fs) == 6 && fs[1] != h.dlq:
+		h.outcomes[fs[2]] = append(h.outcomes[fs[2]], outcomeRecord{kind: fs[0][0], attempts: atoi(3), at: h.at(fs[4]), host: fs[5]})
+	case fs[0] == "w" && len(fs) == 6 && fs[1] != h.dlq:
+		h.wanted[fs[2]] = append(h.wanted[fs[2]], outcomeRecord{kind: 'a', attempts: atoi(3), at: h.at(fs[4]), host: fs[5]})
+	case fs[0] == "r" && len(fs) == 7 && fs[1] != h.dlq:
+		h.outcomes[fs[2]] = append(h.outcomes[fs[2]], outcomeRecord{kind: 'r', attempts: atoi(3), delay: atoi(4), at: h.at(fs[5]), host: fs[6]})
+	case fs[0] == "f" && len(fs) >= 3 && fs[1] != "back":
 		// f <what> [<node> …] <at>
-		last := len(fs) - 1
-		at := h.at(fs[last])
-		if fs[1] == "back" {
-			if len(h.spans) > 0 {
-				h.spans[len(h.spans)-1].end = at
-			}
-			return
-		}
-		nodes := strings.Fields(strings.Trim(strings.Join(fs[2:last], " "), "[]"))
+		nodes := strings.Fields(strings.Trim(strings.Join(fs[2:len(fs)-1], " "), "[]"))
 		h.faults[fs[1]] += len(nodes)
-		h.spans = append(h.spans, faultSpan{start: at, paused: fs[1] == "SIGSTOP"})
 	case fs[0] == "k" && len(fs) == 3:
 		h.kills = append(h.kills, hostKill{host: fs[1], at: h.at(fs[2])})
 	case fs[0] == "n" && len(fs) == 4:
@@ -241,26 +235,84 @@ func messageID(m hostbridge.Message) string {
 	return id
 }
 
-// delivered records that queue's handler got m.
-func (h *faultHistory) delivered(queue string, m hostbridge.Message, at time.Time) {
-	h.record("d %s %s %d %d %s", queue, messageID(m), m.Attempts, h.us(at), h.host)
+// run delivers queue's batches to handler until ctx ends, as Platform.Run
+// does (a failed step tried again after pollWait/4), recording each
+// handling: a "d" line when the handler gets a message, and once Deliver
+// returns the outcome its result reports (handled).
+func (h *faultHistory) run(ctx context.Context, p *Platform, queue string, handler func(hostbridge.Event) error) {
+	for ctx.Err() == nil {
+		var got []hostbridge.Message
+		var ended time.Time
+		r, ok, err := p.Deliver(ctx, queue, func(ev hostbridge.Event) error {
+			got = ev.Batch().Messages()
+			now := time.Now()
+			for _, m := range got {
+				h.record("d %s %s %d %d %s", queue, messageID(m), m.Attempts, h.us(now), h.host)
+			}
+			err := handler(ev)
+			ended = time.Now()
+			h.wantAcks(queue, ev.Batch(), err, p.Consumer(queue), ended)
+			return err
+		})
+		if ok {
+			h.handled(queue, got, r, ended)
+		} else if err != nil {
+			select {
+			case <-ctx.Done():
+			case <-time.After(pollWait / 4):
+			}
+		}
+	}
 }
 
-// acked records an ack the handler made.
-func (h *faultHistory) acked(queue string, m hostbridge.Message) {
-	h.record("a %s %s %d %d %s", queue, messageID(m), m.Attempts, h.us(time.Now()), h.host)
+// wantAcks records the acks the outcome of b, whose handler returned err
+// at at, asks for on a queue with settings s ("w" lines), before the
+// platform applies them.
+func (h *faultHistory) wantAcks(queue string, b hostbridge.Batch, err error, s hostbridge.ConsumerSettings, at time.Time) {
+	rec, ok := b.(*hostbridge.BatchRecord)
+	if !ok {
+		return
+	}
+	for i, m := range rec.Messages() {
+		if a, _ := hostbridge.Settle(rec.Outcome(i), err, m.Attempts, s); a == hostbridge.ActionAck {
+			h.record("w %s %s %d %d %s", queue, messageID(m), m.Attempts, h.us(at), h.host)
+		}
+	}
 }
 
-// retried records a retry the handler asked for at at.
-func (h *faultHistory) retried(m hostbridge.Message, delay int, at time.Time) {
-	h.record("r %s %d %d %d %s", messageID(m), m.Attempts, delay, h.us(at), h.host)
+// handled records how each message of got, the batch a handler returned
+// from at at, ended as r reports it: acked, retried with the delay
+// applied, given up (dead-lettered or dropped), or, in none of them, its
+// outcome refused.
+func (h *faultHistory) handled(queue string, got []hostbridge.Message, r hostbridge.DeliveryResult, at time.Time) {
+	kinds := map[string]string{}
+	for _, id := range r.Acked {
+		kinds[id] = "a"
+	}
+	delays := map[string]int{}
+	for _, rm := range r.Retried {
+		kinds[rm.ID], delays[rm.ID] = "r", rm.DelaySeconds
+	}
+	for _, dl := range r.DeadLettered {
+		kinds[dl.ID] = "g"
+	}
+	for _, id := range r.Dropped {
+		kinds[id] = "g"
+	}
+	for _, m := range got {
+		if kind := cmp.Or(kinds[m.ID], "x"); kind != "r" {
+			h.record("%s %s %s %d %d %s", kind, queue, messageID(m), m.Attempts, h.us(at), h.host)
+		} else {
+			h.record("r %s %s %d %d %d %s", queue, messageID(m), m.Attempts, delays[m.ID], h.us(at), h.host)
+		}
+	}
 }
 
 // readFaultHistory merges the history files at paths, their times counted
 // from start, into one history of a queue fq with maxRetries and dlq. A
 // file's facts are put in the order of their times, the files'
-// together; a file's last line without its newline (a process writing it, or killed in
-// the middle of the write) is left out.
+// together; a file's last line without its newline (a process writing
+// it, or killed in the middle of the write) is left out.
 func readFaultHistory(paths []string, start time.Time, maxRetries int, dlq string) (*faultHistory, error) {
 	h := emptyFaultHistory(start, "", maxRetries, dlq)
 	for _, path := range paths {
@@ -278,29 +330,90 @@ func readFaultHistory(paths []string, start time.Time, maxRetries int, dlq strin
 			slices.SortStableFunc(ds, func(a, b faultDelivery) int { return a.at.Compare(b.at) })
 		}
 	}
-	for _, rs := range h.retries {
-		slices.SortStableFunc(rs, func(a, b retryRecord) int { return a.at.Compare(b.at) })
-	}
-	for _, as := range h.acks {
-		slices.SortStableFunc(as, func(a, b ackRecord) int { return a.at.Compare(b.at) })
+	for _, rs := range h.outcomes {
+		slices.SortStableFunc(rs, func(a, b outcomeRecord) int { return a.at.Compare(b.at) })
 	}
 	slices.SortStableFunc(h.kills, func(a, b hostKill) int { return a.at.Compare(b.at) })
 	return h, nil
 }
 
 // done reports whether the message a send of id returned nil for reached
-// its end: acked, or on the dead-letter queue.
+// its end: acked, or on the dead-letter queue, or maybe acked by a host
+// killed before it could record so (ackedAtCrash).
 func (h *faultHistory) done(id string) bool {
-	return len(h.acks[id]) > 0 || len(h.dead[id]) > 0
+	return h.endedAs(id, 'a') > 0 || len(h.dead[id]) > 0 || h.ackedAtCrash(id)
 }
 
-// findings are what the checks found in a history, one list of
-// messages (and when) a kind; the counts at the end are what a documented
-// bound explains, for the summary.
-type findings struct {
-	lost, earlySend, earlyRetry, late, back, notOne, twice, originalAgain, sameAcrossCrash, moreAcrossCrash, past, over, afterAck, deadTwice []string
+// ackedAtCrash reports whether the last handling of id asked for its ack
+// and has no outcome, its host killed after: the ack may have been
+// committed (a later handling would show it was not). The suites check
+// that the streams end empty all the same.
+func (h *faultHistory) ackedAtCrash(id string) bool {
+	ds := h.deliveries[id]
+	if len(ds) == 0 {
+		return false
+	}
+	last := ds[len(ds)-1]
+	if _, ended := h.outcome(id, last); ended {
+		return false
+	}
+	_, killed := h.killAfter(last.host, last.at)
+	for _, w := range h.wanted[id] {
+		if w.host == last.host && w.attempts == last.attempts && !w.at.Before(last.at) {
+			return killed
+		}
+	}
+	return false
+}
 
-	sameAcrossNode, repeatAcrossNode, earlyAcrossNode, moreAcrossNode, moreCrashes, deadTwiceNode, backAfterPause int
+// endedAs is how many handlings of id ended with the outcome kind.
+func (h *faultHistory) endedAs(id string, kind byte) int {
+	n := 0
+	for _, o := range h.outcomes[id] {
+		if o.kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+// findings are what the checks found in a history: one list of messages
+// (and when) a broken promise; the counts at the end are what the checks
+// allow, for the summary: attempts one more per host crash between
+// (moreCrashes), outcomes refused, the overlaps of a lapsed lease with the
+// next holder (leaseOverlaps, see findOverlaps), and the messages whose
+// ack a host killed may have committed (ackedAtCrash).
+type findings struct {
+	lost, earlySend, earlyRetry, late, back, notOne, overlap, noOutcome, originalAgain, sameAcrossCrash, moreAcrossCrash, past, over, afterEnd, deadTwice []string
+
+	moreCrashes, refused, leaseOverlaps, ackedAtCrash int
+}
+
+// broken is every list of f with what it breaks.
+func (f findings) broken() []struct {
+	what string
+	ids  []string
+} {
+	return []struct {
+		what string
+		ids  []string
+	}{
+		{"acknowledged sends lost", f.lost},
+		{"deliveries before their send delay", f.earlySend},
+		{"deliveries before their retry delay", f.earlyRetry},
+		{"deliveries more than 1 s (and 2 s of slack) after their delay or retry delay, no fault in the run", f.late},
+		{"attempts going back", f.back},
+		{"attempts not one more than the handling before's", f.notOne},
+		{"handed to a handler while another held them, the holder's outcome not refused", f.overlap},
+		{"handlings with no outcome recorded, their host not killed", f.noOutcome},
+		{"retried originals handed over again (attempts the same as a handling before that retried the message)", f.originalAgain},
+		{"attempts the same again across a host crash", f.sameAcrossCrash},
+		{"attempts more than one more per host crash between", f.moreAcrossCrash},
+		{"attempts past MaxRetries+1", f.past},
+		{"messages handled more than MaxRetries+1 times plus the crashes of hosts that held them", f.over},
+		{"messages handled again after their ack or dead-lettering", f.afterEnd},
+		{"dead-letter copies stored twice", f.deadTwice},
+	}
 }
 
 // lost is every id whose send returned nil and that has not reached its
@@ -315,8 +428,12 @@ func (h *faultHistory) lost() []string {
 
 func (h *faultHistory) findLost(f *findings) {
 	for id, s := range h.sends {
-		if s.ok && !h.done(id) {
+		switch {
+		case !s.ok:
+		case !h.done(id):
 			f.lost = append(f.lost, id)
+		case h.endedAs(id, 'a') == 0 && len(h.dead[id]) == 0:
+			f.ackedAtCrash++
 		}
 	}
 }
@@ -328,13 +445,9 @@ func (h *faultHistory) findLost(f *findings) {
 const lateBy = time.Second + 2*time.Second
 
 // findEarly finds the deliveries before their send's delay, and those
-// after a retry, with more attempts, before the retry's delay, but where
-// a node fault came between the handling retried and the early one
-// (doc.go, "Bounds under node faults": a change of the consumer's
-// leader loses the holder's in-progress notices, and the original, its
-// copy not stored yet, reaches a second handler); when late
-// is set (a run with no fault), also the first deliveries later than
-// lateBy past their due time.
+// after a retry, with more attempts, before the retry's delay, node fault
+// or not; when late is set (a run with no fault), also the first
+// deliveries later than lateBy past their due time.
 func (h *faultHistory) findEarly(f *findings, late bool) {
 	for id, ds := range h.deliveries {
 		s := h.sends[id]
@@ -347,134 +460,140 @@ func (h *faultHistory) findEarly(f *findings, late bool) {
 		if late && s.ok && s.delay > 0 && len(ds) > 0 && ds[0].at.After(due.Add(lateBy)) {
 			f.late = append(f.late, fmt.Sprintf("%s delayed %d s handled at %d µs, due %d", id, s.delay, h.us(ds[0].at), h.us(due)))
 		}
-		for _, r := range h.retries[id] {
-			due := r.at.Add(time.Duration(r.delay) * time.Second)
-			var next *faultDelivery
-			for i, d := range ds {
-				if d.at.After(r.at) && d.attempts > r.attempts {
-					if d.at.Before(due) && h.faulted(h.handlingOf(id, r), d.at) {
-						f.earlyAcrossNode++ // doc.go's bound: two holders across a change of the consumer's leader
-					} else if d.at.Before(due) {
-						f.earlyRetry = append(f.earlyRetry, fmt.Sprintf("%s attempts %d at %d µs (host %s), due %d (retried on %s)", id, d.attempts, h.us(d.at), d.host, h.us(due), r.host))
-					}
-					if next == nil {
-						next = &ds[i]
-					}
-				}
-			}
-			if late && next != nil && next.at.After(due.Add(lateBy)) {
-				f.late = append(f.late, fmt.Sprintf("%s retried with %d s handled at %d µs, due %d", id, r.delay, h.us(next.at), h.us(due)))
+		for _, r := range h.outcomes[id] {
+			if r.kind == 'r' {
+				h.findEarlyRetry(f, id, ds, r, late)
 			}
 		}
 	}
 }
 
-// handlingOf is when the handling that r retried began (r's own time if
-// none is found).
-func (h *faultHistory) handlingOf(id string, r retryRecord) time.Time {
-	at := r.at
-	for _, d := range h.deliveries[id] {
-		if d.host == r.host && d.attempts == r.attempts && !d.at.After(r.at) {
-			at = d.at
+// findEarlyRetry finds the handlings of id after the retry r, with more
+// attempts, before its delay; with late, also a first such handling
+// later than lateBy past it.
+func (h *faultHistory) findEarlyRetry(f *findings, id string, ds []faultDelivery, r outcomeRecord, late bool) {
+	due := r.at.Add(time.Duration(r.delay) * time.Second)
+	var next *faultDelivery
+	for i, d := range ds {
+		if !d.at.After(r.at) || d.attempts <= r.attempts {
+			continue
+		}
+		if d.at.Before(due) {
+			f.earlyRetry = append(f.earlyRetry, fmt.Sprintf("%s attempts %d at %d µs (host %s), due %d (retried on %s)", id, d.attempts, h.us(d.at), d.host, h.us(due), r.host))
+		}
+		if next == nil {
+			next = &ds[i]
 		}
 	}
-	return at
+	if late && next != nil && next.at.After(due.Add(lateBy)) {
+		f.late = append(f.late, fmt.Sprintf("%s retried with %d s handled at %d µs, due %d", id, r.delay, h.us(next.at), h.us(due)))
+	}
 }
 
-// findAttempts checks each message's handlings in order, against the
-// bounds doc.go states ("Attempts count deliveries", "Bounds under node
-// faults", "At least once"), where a node fault is what may
-// change a consumer's leader (faultSpan):
-//   - attempts never go back, but within faultSettle after a node came
-//     back from a pause (it may serve, as the consumer's leader it was,
-//     messages as they stood when it stopped); they grow by one from a
-//     handling to the next, the same again only across a node fault (the consumer's new
-//     leader may lack the record of a delivery), more across a node fault
-//     (a delivery on its way lost, or held back) or by at most one per
-//     host crash between (a delivery to a host that died before its
-//     handler ran); the same across a host crash alone is a crash
-//     breaking the count;
-//   - a retried original never reaches a handler again, on whichever
-//     host: no handling has the attempts of one before that retried the
-//     message (its copy has them too), but once per node fault in the
-//     message's life (two hosts holding it: attempts may repeat once);
-//   - never alive twice: no handling before the outcome of the one before
-//     on another host, with no fault of that host or of a node between;
-//     none after the message's ack with no fault between;
+// findAttempts checks each message's handlings in order against the
+// promises of doc.go ("Attempts count deliveries", "At least once"), with
+// no bound for a node fault; the one allowance is for host crashes:
+//   - attempts never go back, and grow by one from a handling to the next,
+//     a refused one's included, or by one more per host crash between (a
+//     delivery to a host that died before its handler ran); the same
+//     again is a delivery not counted or, after a handling that retried
+//     the message, its retried original handed over again (findStep);
 //   - attempts never pass MaxRetries+1 on fq, and a message is handled at
 //     most MaxRetries+1 times, plus once per crash of a host that held it
-//     (its last handling before the crash was there) and once per node
-//     fault in its life;
-//   - a dead-letter copy is stored once: delivered once with attempts 1,
-//     but once more per node fault in the message's life (two hosts that
-//     held it at once settled it in the same moment).
+//     (its last handling before the crash was there);
+//   - no handler gets a message another holds, but a lapsed lease's next
+//     holder (findOverlaps), nor one acked or dead-lettered (findAfterEnd);
+//   - a dead-letter copy is stored once: delivered once with attempts 1.
 func (h *faultHistory) findAttempts(f *findings) {
 	for id, ds := range h.deliveries {
 		prev := faultDelivery{}
-		repeats := 0 // retried attempts handed over again across a node fault
-		for i, d := range ds {
-			crashes := h.killsBetween(prev.at, d.at)
-			more := d.attempts - prev.attempts
-			where := fmt.Sprintf("%s %d after %d at %d µs (host %s after %s)", id, d.attempts, prev.attempts, h.us(d.at), d.host, prev.host)
-			switch {
-			case more < 0 && h.resumedBefore(d.at):
-				f.backAfterPause++ // doc.go's bound: a leader back from a pause serves its old state
-			case more < 0:
-				f.back = append(f.back, where)
-			case more == 1:
-			case more == 0 && h.retriedAt(id, prev) && repeats < h.nodeFaults(ds[0].at, d.at):
-				repeats++ // doc.go's bound: a change of the consumer's leader
-				f.repeatAcrossNode++
-			case more == 0 && h.retriedAt(id, prev):
-				f.originalAgain = append(f.originalAgain, where)
-			case more == 0 && h.faulted(prev.at, d.at):
-				f.sameAcrossNode++
-			case more > 1 && h.faulted(prev.at, d.at):
-				f.moreAcrossNode++
-			case more == 0 && crashes > 0:
-				f.sameAcrossCrash = append(f.sameAcrossCrash, where)
-			case more > 1 && more <= 1+crashes:
-				f.moreCrashes++
-			case more > 1 && crashes > 0:
-				f.moreAcrossCrash = append(f.moreAcrossCrash, where)
-			default:
-				f.notOne = append(f.notOne, where)
-			}
+		for _, d := range ds {
+			h.findStep(f, id, prev, d)
 			if d.queue == "fq" && d.attempts > h.maxRetries+1 {
 				f.past = append(f.past, fmt.Sprintf("%s attempts %d (host %s)", id, d.attempts, d.host))
 			}
-			if i > 0 {
-				if out, ok := h.outcome(id, prev); ok && d.at.Before(out) && h.killsOf(prev.host, prev.at, d.at) == 0 && !h.faulted(prev.at, d.at) {
-					f.twice = append(f.twice, fmt.Sprintf("%s attempts %d at %d µs (host %s) while host %s held attempts %d (its outcome at %d µs)", id, d.attempts, h.us(d.at), d.host, prev.host, prev.attempts, h.us(out)))
-				}
-			}
 			prev = d
 		}
-		if held, lost := h.crashesHolding(ds), h.nodeFaults(ds[0].at, ds[len(ds)-1].at); len(ds) > h.maxRetries+1+held+lost {
-			f.over = append(f.over, fmt.Sprintf("%s handled %d times, %d host crashes while held, %d node faults", id, len(ds), held, lost))
+		if held := h.crashesHolding(ds); len(ds) > h.maxRetries+1+held {
+			f.over = append(f.over, fmt.Sprintf("%s handled %d times, %d host crashes while held", id, len(ds), held))
 		}
-		if acks := h.acks[id]; len(acks) > 0 {
-			for _, d := range ds {
-				if first := acks[0].at; d.at.After(first) && !h.faulted(first, d.at) && h.killsBetween(first, d.at) == 0 {
-					f.afterAck = append(f.afterAck, fmt.Sprintf("%s attempts %d at %d µs (host %s), acked at %d", id, d.attempts, h.us(d.at), d.host, h.us(first)))
-				}
+		f.refused += h.endedAs(id, 'x')
+		h.findOverlaps(f, id, ds)
+		h.findAfterEnd(f, id, ds)
+	}
+	for id := range h.dead {
+		if firsts := h.deadCopies(id); len(firsts) > 1 {
+			f.deadTwice = append(f.deadTwice, fmt.Sprintf("%s on %s %d times, at %d µs (host %s) first and at %d µs (host %s) last", id, h.dlq, len(firsts), h.us(firsts[0].at), firsts[0].host, h.us(firsts[len(firsts)-1].at), firsts[len(firsts)-1].host))
+		}
+	}
+}
+
+// findStep checks the attempts of d, the handling of id after prev (zero
+// before the first).
+func (h *faultHistory) findStep(f *findings, id string, prev, d faultDelivery) {
+	crashes := h.killsBetween(prev.at, d.at)
+	more := d.attempts - prev.attempts
+	where := fmt.Sprintf("%s %d after %d at %d µs (host %s after %s)", id, d.attempts, prev.attempts, h.us(d.at), d.host, prev.host)
+	switch {
+	case more < 0:
+		f.back = append(f.back, where)
+	case more == 1:
+	case more == 0 && h.retriedAt(id, prev):
+		f.originalAgain = append(f.originalAgain, where)
+	case more == 0 && crashes > 0:
+		f.sameAcrossCrash = append(f.sameAcrossCrash, where)
+	case more > 1 && more <= 1+crashes:
+		f.moreCrashes++
+	case more > 1 && crashes > 0:
+		f.moreAcrossCrash = append(f.moreAcrossCrash, where)
+	default:
+		f.notOne = append(f.notOne, where)
+	}
+}
+
+// findOverlaps finds the handlings of id (ds, in order) begun while an
+// earlier one held the message: before the earlier one's outcome or, with
+// none, before its host was killed (one with neither is noOutcome: the
+// history lacks its end). One overlap is inherent to leases and allowed
+// (leaseOverlaps): a holder that outlived its lease, no renewal committed,
+// and the next holder; then the earlier holder's outcome is refused, or
+// never came (its host was killed), never applied.
+func (h *faultHistory) findOverlaps(f *findings, id string, ds []faultDelivery) {
+	for i, held := range ds {
+		o, ended := h.outcome(id, held)
+		end := o.at
+		if !ended {
+			var killed bool
+			if end, killed = h.killAfter(held.host, held.at); !killed {
+				f.noOutcome = append(f.noOutcome, fmt.Sprintf("%s attempts %d at %d µs (host %s)", id, held.attempts, h.us(held.at), held.host))
+				continue
+			}
+		}
+		for _, d := range ds[i+1:] {
+			switch {
+			case !d.at.Before(end):
+			case !ended || o.kind == 'x':
+				f.leaseOverlaps++
+			default:
+				f.overlap = append(f.overlap, fmt.Sprintf("%s attempts %d at %d µs (host %s) while host %s held attempts %d (its outcome %c at %d µs)", id, d.attempts, h.us(d.at), d.host, held.host, held.attempts, o.kind, h.us(end)))
 			}
 		}
 	}
-	for id, ds := range h.dead {
-		firsts := h.deadCopies(id)
-		if len(firsts) < 2 {
+}
+
+// findAfterEnd finds the handlings of id (ds) begun after its first ack
+// or dead-lettering the platform applied.
+func (h *faultHistory) findAfterEnd(f *findings, id string, ds []faultDelivery) {
+	for _, o := range h.outcomes[id] {
+		if o.kind != 'a' && o.kind != 'g' {
 			continue
 		}
-		life := ds[0].at
-		if fq := h.deliveries[id]; len(fq) > 0 {
-			life = fq[0].at
+		for _, d := range ds {
+			if d.at.After(o.at) {
+				f.afterEnd = append(f.afterEnd, fmt.Sprintf("%s attempts %d at %d µs (host %s), %c at %d", id, d.attempts, h.us(d.at), d.host, o.kind, h.us(o.at)))
+			}
 		}
-		if extra := len(firsts) - 1; extra <= h.nodeFaults(life, firsts[len(firsts)-1].at) {
-			f.deadTwiceNode += extra
-		} else {
-			f.deadTwice = append(f.deadTwice, fmt.Sprintf("%s on %s %d times, at %d µs (host %s) first and at %d µs (host %s) last", id, h.dlq, len(firsts), h.us(firsts[0].at), firsts[0].host, h.us(firsts[len(firsts)-1].at), firsts[len(firsts)-1].host))
-		}
+		return
 	}
 }
 
@@ -490,44 +609,34 @@ func (h *faultHistory) deadCopies(id string) []faultDelivery {
 	return firsts
 }
 
-// outcome is when the handler that got d recorded its outcome for it (an
-// ack or a retry by the same host with the same attempts), false if it
-// recorded none.
-func (h *faultHistory) outcome(id string, d faultDelivery) (time.Time, bool) {
-	for _, a := range h.acks[id] {
-		if a.host == d.host && a.attempts == d.attempts && !a.at.Before(d.at) {
-			return a.at, true
+// outcome is how the handling d of id ended (the first outcome the same
+// host recorded with the same attempts at or after d), false if the
+// history has none.
+func (h *faultHistory) outcome(id string, d faultDelivery) (outcomeRecord, bool) {
+	for _, o := range h.outcomes[id] {
+		if o.host == d.host && o.attempts == d.attempts && !o.at.Before(d.at) {
+			return o, true
 		}
 	}
-	for _, r := range h.retries[id] {
-		if r.host == d.host && r.attempts == d.attempts && !r.at.Before(d.at) {
-			return r.at, true
-		}
-	}
-	return time.Time{}, false
+	return outcomeRecord{}, false
 }
 
-// retriedAt reports whether the handler that got d retried it: a copy
+// retriedAt reports whether the handling d of id ended retried: a copy
 // with one attempt more was stored, so a later handling with d's attempts
 // is the original handed over again.
 func (h *faultHistory) retriedAt(id string, d faultDelivery) bool {
-	for _, r := range h.retries[id] {
-		if r.host == d.host && r.attempts == d.attempts && !r.at.Before(d.at) {
-			return true
-		}
-	}
-	return false
+	o, ok := h.outcome(id, d)
+	return ok && o.kind == 'r'
 }
 
-// killsOf is how many times host crashed between from and to.
-func (h *faultHistory) killsOf(host string, from, to time.Time) int {
-	n := 0
+// killAfter is when host was first killed after at, false if it was not.
+func (h *faultHistory) killAfter(host string, at time.Time) (time.Time, bool) {
 	for _, k := range h.kills {
-		if k.host == host && k.at.After(from) && k.at.Before(to) {
-			n++
+		if k.host == host && k.at.After(at) {
+			return k.at, true
 		}
 	}
-	return n
+	return time.Time{}, false
 }
 
 // killsBetween is how many host crashes fall between from and to.
@@ -560,75 +669,16 @@ func (h *faultHistory) crashesHolding(ds []faultDelivery) int {
 	return n
 }
 
-// nodeFaults is how many node faults overlap from…to (with their
-// settling).
-func (h *faultHistory) nodeFaults(from, to time.Time) int {
-	n := 0
-	for _, s := range h.spans {
-		if !s.start.After(to) && (s.end.IsZero() || !s.end.Add(faultSettle).Before(from)) {
-			n++
-		}
-	}
-	return n
-}
-
-// faultSettle is how long after a fault ends its failover may still
-// redeliver: a delivery whose record a failed leader took with it comes
-// back after AckWait.
-const faultSettle = 5 * time.Second
-
-// resumedBefore reports whether a paused node came back within
-// faultSettle before at.
-func (h *faultHistory) resumedBefore(at time.Time) bool {
-	for _, s := range h.spans {
-		if s.paused && !s.end.IsZero() && !s.end.After(at) && at.Sub(s.end) <= faultSettle {
-			return true
-		}
-	}
-	return false
-}
-
-// faulted reports whether a node fault (or its settling) overlaps
-// from…to, where a change of the consumer's leader may lose a delivery's
-// record (the message then comes back with the same attempts) or a
-// delivery on its way (one attempt no handler saw). from is zero before a
-// message's first handling.
-func (h *faultHistory) faulted(from, to time.Time) bool {
-	return h.nodeFaults(from, to) > 0
-}
-
-// check fails the test on a lost message, an early delivery (or, with
-// late, a late one), attempts going back, not one more where no bound
-// explains it or past MaxRetries+1, a message handled too often or again
-// after its ack, a dead-letter copy stored twice, or bq over its
-// MaxPending.
+// check fails the test on any finding of findings.broken (late ones only
+// with late set: a run with no fault), or bq over its MaxPending. It
+// allows nothing for a node fault but the lease overlap whose outcome was
+// refused.
 func (h *faultHistory) check(t *testing.T, late bool) findings {
 	t.Helper()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var f findings
-	h.findLost(&f)
-	h.findEarly(&f, late)
-	h.findAttempts(&f)
-	for _, c := range []struct {
-		what string
-		ids  []string
-	}{
-		{"acknowledged sends lost", f.lost},
-		{"deliveries before their send delay", f.earlySend},
-		{"deliveries before their retry delay", f.earlyRetry},
-		{"deliveries more than 1 s (and 2 s of slack) after their delay or retry delay, no fault in the run", f.late},
-		{"attempts going back", f.back},
-		{"attempts not one more than the handling before's, no fault between", f.notOne},
-		{"messages alive twice: handed to a handler while another held them, no fault between", f.twice},
-		{"retried originals handed over again (attempts the same as a handling before that retried the message)", f.originalAgain},
-		{"attempts the same again across a host crash, no node fault between", f.sameAcrossCrash},
-		{"attempts more than one more per host crash between", f.moreAcrossCrash},
-		{"attempts past MaxRetries+1", f.past},
-		{"messages handled more than MaxRetries+1 times plus the crashes of hosts that held them", f.over},
-		{"messages handled again after their ack, no fault between", f.afterAck},
-		{"dead-letter copies stored twice", f.deadTwice},
-	} {
+	f := h.find(late)
+	for _, c := range f.broken() {
 		if len(c.ids) > 0 {
 			t.Errorf("%d %s: %.500v", len(c.ids), c.what, c.ids)
 		}
@@ -639,59 +689,56 @@ func (h *faultHistory) check(t *testing.T, late bool) findings {
 	return f
 }
 
-// expected is what the history says each queue's counters are, copies
-// being how many dead-letter copies the dead-letter queue's stream stored
-// (its last sequence: nothing else is stored there), and by how much
-// acked + dead-lettered + dropped exceeds sent: the messages stored
-// although their send failed, each outcome of a message after its first
-// (delivered again: its ack was lost in a failover), and each dead-letter
-// copy of a message after its first. A retry a handler asked for at
-// attempts past MaxRetries is the message given up (dead-lettered, or
-// found settled by another host: not counted), not a retry: the platform
-// counts every delivery against MaxRetries.
-func (h *faultHistory) expected(copies int64) (map[string]hostbridge.QueueStats, map[string]int64) {
+// find runs every check on the history; h.mu is held.
+func (h *faultHistory) find(late bool) findings {
+	var f findings
+	h.findLost(&f)
+	h.findEarly(&f, late)
+	h.findAttempts(&f)
+	return f
+}
+
+// expected is what the history says each queue's counters are, exactly,
+// copies being how many dead-letter copies the dead-letter queue's stream
+// stored (its last sequence: nothing else is stored there; fq's
+// dead-lettered count, those given up without a handler included). Sent
+// counts every message stored: the sends that returned nil and those that
+// failed but reached a handler all the same. A handling counts, as
+// delivered and by its outcome, only when its outcome was applied, never
+// when refused.
+func (h *faultHistory) expected(copies int64) map[string]hostbridge.QueueStats {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	want := map[string]hostbridge.QueueStats{"fq": {Sent: int64(h.okSends["fq"]), DeadLettered: copies}}
 	if n, ok := h.okSends["bq"]; ok {
 		want["bq"] = hostbridge.QueueStats{Sent: int64(n)}
 	}
-	excess := map[string]int64{"fq": copies}
 	for id, ds := range h.deliveries {
 		q := ds[0].queue
 		w := want[q]
-		w.Delivered += int64(len(ds))
-		w.Acked += int64(len(h.acks[id]))
-		for _, r := range h.retries[id] {
-			if q != "fq" || r.attempts <= h.maxRetries {
-				w.Retried++
-			}
+		w.Delivered += int64(len(ds) - h.endedAs(id, 'x'))
+		w.Acked += int64(h.endedAs(id, 'a'))
+		w.Retried += int64(h.endedAs(id, 'r'))
+		if !h.sends[id].ok {
+			w.Sent++
 		}
 		want[q] = w
-		excess[q] += int64(len(h.acks[id]))
-		if len(h.acks[id]) > 0 || len(h.dead[id]) > 0 {
-			excess[q]-- // its first outcome
-		}
-		if !h.sends[id].ok {
-			excess[q]++
-		}
 	}
-	dlq := hostbridge.QueueStats{Sent: copies}
+	dlq := hostbridge.QueueStats{Sent: copies, Delivered: -int64(h.deadRefused)}
 	for id, ds := range h.dead {
 		dlq.Delivered += int64(len(ds))
 		dlq.Acked += int64(h.deadAcks[id])
 	}
 	want[h.dlq] = dlq
-	excess[h.dlq] = dlq.Acked - copies
-	return want, excess
+	return want
 }
 
 // checkCounters opens a new Platform on the cluster with the given Prefix
 // ("" for the default) and checks that the counters it reads are what
-// happened, exactly (no host crashed): Sent is the sends that returned
-// nil, Acked the handlers' acks, and so on; nothing is pending, and
-// acked + dead-lettered + dropped is sent but for what expected explains.
-// It returns how many counters differed.
+// happened, exactly (no host crashed): Sent is the messages stored, Acked
+// the acks applied, and so on; nothing is pending, and every message
+// ended once: acked + dead-lettered + dropped is sent. It returns how many
+// counters differed.
 func (h *faultHistory) checkCounters(t *testing.T, c *procCluster, prefix string) int {
 	t.Helper()
 	p, err := Open(Options{URLs: c.urls, Replicas: 3, Timeout: 5 * time.Second, Prefix: prefix})
@@ -703,7 +750,7 @@ func (h *faultHistory) checkCounters(t *testing.T, c *procCluster, prefix string
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, excess := h.expected(int64(info.State.LastSeq))
+	want := h.expected(int64(info.State.LastSeq))
 	off := 0
 	for q, w := range want {
 		got := p.Stats(ctxBG, q)
@@ -711,17 +758,16 @@ func (h *faultHistory) checkCounters(t *testing.T, c *procCluster, prefix string
 			off++
 			t.Errorf("%s: counters read from the cluster %+v, the history says %+v", q, got, w)
 		}
-		if got.Acked+got.DeadLettered+got.Dropped != got.Sent+excess[q] {
-			t.Errorf("%s: acked %d + deadLettered %d + dropped %d != sent %d + %d (stored although their send failed, or counted again when delivered again)",
-				q, got.Acked, got.DeadLettered, got.Dropped, got.Sent, excess[q])
+		if got.Acked+got.DeadLettered+got.Dropped != got.Sent {
+			t.Errorf("%s: acked %d + deadLettered %d + dropped %d != sent %d", q, got.Acked, got.DeadLettered, got.Dropped, got.Sent)
 		}
 	}
 	return off
 }
 
-// summary is one line: what was sent, delivered and injected, and what the
-// checks found; handlings says how many times a handler gets a message
-// with no fault.
+// summary is one line: what was sent, delivered and injected, what the
+// checks found and what they allowed; handlings says how many times a
+// handler gets a message with no fault.
 func (h *faultHistory) summary(f findings, handlings func(id string) int) string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -738,13 +784,15 @@ func (h *faultHistory) summary(f findings, handlings func(id string) int) string
 		n += len(ds)
 		dup += len(ds) - 1
 	}
-	s := fmt.Sprintf("sends ok fq %d bq %d, failed %v (stored all the same %d); deliveries %d, extra deliveries %d, dead-lettered %d; nodes signalled %v, hosts killed %d; "+
-		"lost %d, early sends %d, early retries %d, late %d, attempts back %d, not one more %d, alive twice %d, retried original again %d, same across a host crash %d, more across a host crash %d, past MaxRetries+1 %d, "+
-		"handled too often %d, again after ack %d, dead-letter copies twice %d; explained: same across a node fault %d, retried attempts again across one %d, early across one %d, more across one %d, more by crashes %d, "+
-		"dead-letter copy again across one %d, attempts back after a paused node's return %d; bq largest %d of %d",
-		h.okSends["fq"], h.okSends["bq"], h.sendErrs, strays, n, dup, len(h.dead), h.faults, len(h.kills),
-		len(f.lost), len(f.earlySend), len(f.earlyRetry), len(f.late), len(f.back), len(f.notOne), len(f.twice), len(f.originalAgain), len(f.sameAcrossCrash), len(f.moreAcrossCrash), len(f.past),
-		len(f.over), len(f.afterAck), len(f.deadTwice), f.sameAcrossNode, f.repeatAcrossNode, f.earlyAcrossNode, f.moreAcrossNode, f.moreCrashes, f.deadTwiceNode, f.backAfterPause, h.largest, faultMaxPending)
+	var b strings.Builder
+	fmt.Fprintf(&b, "sends ok fq %d bq %d, failed %v (stored all the same %d); deliveries %d, extra deliveries %d, dead-lettered %d; nodes signalled %v, hosts killed %d;",
+		h.okSends["fq"], h.okSends["bq"], h.sendErrs, strays, n, dup, len(h.dead), h.faults, len(h.kills))
+	for _, c := range f.broken() {
+		fmt.Fprintf(&b, " %s %d,", c.what, len(c.ids))
+	}
+	fmt.Fprintf(&b, " allowed: outcomes refused %d, lease overlaps (the earlier holder's outcome refused) %d, attempts more by host crashes %d, acks asked for as the host was killed %d; bq largest %d of %d",
+		f.refused, f.leaseOverlaps, f.moreCrashes, f.ackedAtCrash, h.largest, faultMaxPending)
+	s := b.String()
 	if h.file != nil {
 		_, _ = fmt.Fprintf(h.file, "# %s\n", s) // a line lost shows as a failed check
 		s += "; history " + h.file.Name()

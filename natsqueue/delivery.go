@@ -249,8 +249,8 @@ func (p *Platform) newDelivery(q *queueState, s hostbridge.ConsumerSettings, msg
 }
 
 // gateCopies leaves out of msgs the copies whose original's claim does not
-// say yet that they are stored (see openCopy), nak'd to come back once it
-// may, and counts as sent the dead-letter copies this host marked stored.
+// say yet that they are stored (see openCopy), nak'd to come back within a
+// second, or when the lease of the host storing it ends, and counts as sent the dead-letter copies this host marked stored.
 // It returns the rest of msgs.
 func (p *Platform) gateCopies(d *delivery, msgs []jetstream.Msg) []jetstream.Msg {
 	gates, untils, marked := make([]copyGate, len(msgs)), make([]time.Time, len(msgs)), make([]bool, len(msgs))
@@ -269,8 +269,12 @@ func (p *Platform) gateCopies(d *delivery, msgs []jetstream.Msg) []jetstream.Msg
 		switch gates[i] {
 		case gateOpen:
 			out = append(out, m)
-		case gateWait:
-			d.later = append(d.later, p.nakUntil(m, untils[i]))
+		case gateWait: // its host is likely marking it this very moment: look again soon
+			soon := time.Now().Add(time.Second)
+			if untils[i].Before(soon) {
+				soon = untils[i]
+			}
+			d.later = append(d.later, p.nakUntil(m, soon))
 		default:
 			d.later = append(d.later, p.retry(m, 1))
 		}

@@ -71,13 +71,14 @@ var pkgs = map[string]pkg{
 	// TestPowerCut (a power cut on a FUSE file system, about 10 s) is what
 	// tells a store synced from one not.
 	"natsqueue": {
-		files:       "durability.go,sync_linux.go,limits.go,copies.go",
+		files:       "durability.go,sync_linux.go,limits.go,copies.go,claims.go",
 		equivalents: "natsqueue/mutate-equivalent.txt",
 		subsets: map[string]subset{
 			"durability.go": {"^(TestGroupSync|TestSendWaitsForSync|TestSyncPolicy|TestPowerCut)$", ""},
 			"sync_linux.go": {"^(TestStoreSyncer|TestSendWaitsForSync|TestSyncPolicy|TestPowerCut)$", ""},
 			"limits.go":     {"^(TestMaxPending.*|TestLimits.*|TestDroppedAfterReopen|TestStatsSurviveReopen|TestCountsStoredOnce)$", ""},
-			"copies.go":     {"^(TestRetry.*|TestOriginal.*|TestDeadLetter.*|TestPublishConfirmed|TestAlreadyGone|TestMaxRetriesDeadLetter|TestExhaustedSkipsHandler|TestHandlerErrorAndPanic|TestConsumerVectors|TestServerRestart|TestHosts.*|TestAttemptsAfterCrash|TestHeldBackNotCounted|TestRemove.*|TestOlderStreamUpgraded)$", ""},
+			"copies.go":     {"^(TestRetry.*|TestOriginal.*|TestDeadLetter.*|TestPublishConfirmed|TestAlreadyGone|TestMaxRetriesDeadLetter|TestExhaustedSkipsHandler|TestHandlerErrorAndPanic|TestConsumerVectors|TestServerRestart|TestHosts.*|TestAttemptsAfterCrash|TestCopyHeldUntilStored|TestRemove.*|TestOlderStreamUpgraded)$", ""},
+			"claims.go":     {"^(TestClaim.*|TestHosts.*|TestCopyHeldUntilStored|TestAttemptsAfterCrash|TestExhaustedSkipsHandler|TestOriginal.*|TestRetry.*|TestDeadLetter.*|TestSentWhenAnswerLost)$", ""},
 		},
 	},
 }
