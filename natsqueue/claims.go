@@ -1,7 +1,6 @@
 package natsqueue
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -94,7 +93,7 @@ type holding struct {
 	subj   string
 	rev    uint64
 	c      claim
-	unsure []byte // a write whose answer never came: committed or not
+	unsure *claim // a write whose answer never came: committed or not
 }
 
 // errClaimUnknown: the server did not say, before the deadline, whether a
@@ -102,23 +101,28 @@ type holding struct {
 var errClaimUnknown = errors.New("natsqueue: no answer to a claim's write")
 
 // write writes c over h (a revision 0 creates the claim), with a TTL when c
-// is final, trying until deadline. It reports whether the write committed
-// (h is then c at its new revision) or another write came first. A write
-// whose answer was lost is tried again; the refusal that follows is this
-// write's own when the claim, read from the stream's leader, is newer than
-// h and says what c says. errClaimUnknown when the server said neither
-// before deadline: h keeps the write as unsure, and the next write over h
-// takes it for h's own if the stream has it.
-func (p *Platform) write(h *holding, c claim, deadline time.Time) (bool, error) {
-	data, err := json.Marshal(c)
-	if err != nil {
-		return false, err
-	}
-	msg := &nats.Msg{Subject: h.subj, Data: data}
+// is final, trying until deadline; with a lease, each try's c ends it that
+// long after the try (a write that waited out an election is committed
+// with a lease of its own, not one spent waiting). It reports whether the
+// write committed (h is then c as stored, at its new revision) or another
+// write came first. A write whose answer was lost is tried again; the
+// refusal that follows is this write's own when the claim, read from the
+// stream's leader, is newer than h and is c (same holder, hand-outs and
+// outcome). errClaimUnknown when the server said neither before deadline:
+// h keeps the write as unsure, and the next write over h takes it for h's
+// own if the stream has it.
+func (p *Platform) write(h *holding, c claim, lease time.Duration, deadline time.Time) (bool, error) {
 	lost := false
 	for {
+		if lease > 0 {
+			c.Until = time.Now().Add(lease).UnixMilli()
+		}
+		data, err := json.Marshal(c)
+		if err != nil {
+			return false, err
+		}
 		ctx, cancel := p.tryCtx(deadline)
-		ack, err := p.js.PublishMsg(ctx, msg, p.claimOpts(h.rev, c)...)
+		ack, err := p.claimsJS().PublishMsg(ctx, &nats.Msg{Subject: h.subj, Data: data}, p.claimOpts(h.rev, c)...)
 		cancel()
 		switch {
 		case err == nil:
@@ -128,10 +132,10 @@ func (p *Platform) write(h *holding, c claim, deadline time.Time) (bool, error) 
 			return false, nil
 		case apiCode(err) == codeWrongLast:
 			if last, ok := p.readClaim(h.subj, deadline); ok && last.Sequence > h.rev {
-				if !p.adopt(h, last, data) {
+				if !p.adopt(h, last, c) {
 					return false, nil
 				}
-				if h.c == c {
+				if h.c.same(c) {
 					return true, nil
 				}
 				lost = false // h's unsure write committed: c goes over it now
@@ -146,12 +150,44 @@ func (p *Platform) write(h *holding, c claim, deadline time.Time) (bool, error) 
 		left := time.Until(deadline)
 		if left <= 0 {
 			if lost {
-				h.unsure = data
+				h.unsure = &c
 			}
 			return false, errClaimUnknown
 		}
 		time.Sleep(min(retryPause, left))
 	}
+}
+
+// same reports whether c and o are one write but for the lease's end:
+// the same holder, hand-outs and outcome.
+func (c claim) same(o claim) bool {
+	o.Until = c.Until
+	return c == o
+}
+
+// adopt takes last, the claim's newest write, for h's own when it is c (the
+// write being made) or h's unsure write, and reports whether it did.
+func (p *Platform) adopt(h *holding, last *storedMsg, c claim) bool {
+	var got claim
+	if json.Unmarshal(last.Data, &got) != nil || !got.same(c) && (h.unsure == nil || !got.same(*h.unsure)) {
+		return false
+	}
+	h.rev, h.c, h.unsure = last.Sequence, got, nil
+	return true
+}
+
+// claimsJS is what claims are written with: the connection's JetStream,
+// with no wait for the embedded store's sync. A power cut can take the
+// last claims, as it takes the last acks: a message comes back with the
+// hand-outs before them and is handled again. The settled claim of a retry
+// or a dead letter is synced all the same before its copy is answered (a
+// sync covers every write before it), and a copy's mark before the copy
+// is handed out and acked.
+func (p *Platform) claimsJS() jetstream.JetStream {
+	if s, ok := p.js.(syncedJS); ok {
+		return s.JetStream
+	}
+	return p.js
 }
 
 // claimOpts are the expectations of a write of c over revision rev.
@@ -161,20 +197,6 @@ func (p *Platform) claimOpts(rev uint64, c claim) []jetstream.PublishOpt {
 		opts = append(opts, jetstream.WithMsgTTL(p.settledTTL))
 	}
 	return opts
-}
-
-// adopt takes last, the claim's newest write, for h's own when it is data
-// (the write being made) or h's unsure write, and reports whether it did.
-func (p *Platform) adopt(h *holding, last *storedMsg, data []byte) bool {
-	if !bytes.Equal(last.Data, data) && (h.unsure == nil || !bytes.Equal(last.Data, h.unsure)) {
-		return false
-	}
-	var c claim
-	if json.Unmarshal(last.Data, &c) != nil {
-		return false
-	}
-	h.rev, h.c, h.unsure = last.Sequence, c, nil
-	return true
 }
 
 // readClaim is the last write on subj, read from the claims stream's
@@ -217,21 +239,23 @@ const (
 	claimFailed                    // the server confirmed neither within the patience
 )
 
-// lease is the end of a lease taken now: AckWait, the time the server
-// waits for a delivery's ack.
-func (p *Platform) lease() int64 { return time.Now().Add(p.opts.AckWait).UnixMilli() }
-
 // claimOne claims the message whose claim is on subj: it creates the claim,
 // or, when one exists whose lease has ended, takes it over, one hand-out
-// more. It gives the holding as the last write found or made.
+// more. A claim whose commit this host learnt of only after its lease
+// ended (an answer lost, then the write found in the stream) is no longer
+// surely its own: another host may have taken it over meanwhile, so it is
+// taken over again, fenced as any write. It gives the holding as the last
+// write found or made.
 func (p *Platform) claimOne(subj string) (*holding, claimState) {
 	h := &holding{subj: subj}
 	deadline := time.Now().Add(p.settlePatience())
 	for time.Now().Before(deadline) {
-		ok, err := p.write(h, claim{N: h.c.N + 1, Holder: p.newID(), Until: p.lease()}, deadline)
+		ok, err := p.write(h, claim{N: h.c.N + 1, Holder: p.newID()}, p.opts.AckWait, deadline)
 		switch {
 		case err != nil:
 			return h, claimFailed
+		case ok && h.c.leaseEnded():
+			continue // committed too late to be still this host's: taken over, or taken over now
 		case ok:
 			return h, claimHeld
 		case !p.reread(h, deadline):
@@ -272,9 +296,7 @@ func (p *Platform) renew(hs []*holding) {
 			continue
 		}
 		wg.Go(func() {
-			next := h.c
-			next.Until = p.lease()
-			ok, err := p.write(h, next, deadline)
+			ok, err := p.write(h, h.c, p.opts.AckWait, deadline)
 			if err != nil {
 				p.log().Warn("natsqueue: renewing a claim", "subject", h.subj, "err", err)
 			} else if !ok {
@@ -300,10 +322,11 @@ func (p *Platform) settle(h *holding, done claim) (ok, unknown bool) {
 		return false, false
 	}
 	done.N, done.Holder, done.Until = h.c.N, h.c.Holder, h.c.Until
+	lease := time.Duration(0)
 	if !done.final() {
-		done.Until = time.Now().Add(p.copyLease()).UnixMilli()
+		lease = p.copyLease()
 	}
-	ok, err := p.write(h, done, time.Now().Add(p.settlePatience()))
+	ok, err := p.write(h, done, lease, time.Now().Add(p.settlePatience()))
 	if err != nil {
 		p.log().Warn("natsqueue: settling a claim (outcome not applied)", "subject", h.subj, "err", err)
 	}
@@ -319,8 +342,8 @@ func (p *Platform) copyLease() time.Duration { return p.patience + p.opts.Timeou
 // ended before it marked the copy stored: a new lease for this host.
 func (p *Platform) takeCopy(h *holding) bool {
 	next := h.c
-	next.Holder, next.Until = p.newID(), time.Now().Add(p.copyLease()).UnixMilli()
-	ok, err := p.write(h, next, time.Now().Add(p.patience))
+	next.Holder = p.newID()
+	ok, err := p.write(h, next, p.copyLease(), time.Now().Add(p.patience))
 	return ok && err == nil
 }
 
@@ -328,7 +351,7 @@ func (p *Platform) takeCopy(h *holding) bool {
 func (p *Platform) markCopied(h *holding) bool {
 	next := h.c
 	next.Done = doneCopied
-	ok, err := p.write(h, next, time.Now().Add(p.patience))
+	ok, err := p.write(h, next, 0, time.Now().Add(p.patience))
 	return ok && err == nil
 }
 
