@@ -1,7 +1,6 @@
 package natsqueue
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -94,7 +93,7 @@ type holding struct {
 	subj   string
 	rev    uint64
 	c      claim
-	unsure []byte // a write whose answer never came: committed or not
+	unsure *claim // a write whose answer never came: committed or not
 }
 
 // errClaimUnknown: the server did not say, before the deadline, whether a
@@ -102,28 +101,42 @@ type holding struct {
 var errClaimUnknown = errors.New("natsqueue: no answer to a claim's write")
 
 // write writes c over h (a revision 0 creates the claim), with a TTL when c
-// is final, trying until deadline. It reports whether the write committed
-// (h is then c at its new revision) or another write came first. A write
-// whose answer was lost is tried again; the refusal that follows is this
-// write's own when the claim, read from the stream's leader, is newer than
-// h and says what c says. errClaimUnknown when the server said neither
-// before deadline: h keeps the write as unsure, and the next write over h
-// takes it for h's own if the stream has it.
-func (p *Platform) write(h *holding, c claim, deadline time.Time) (bool, error) {
-	return p.writeAfter(h, c, deadline, false)
+// is final, trying until deadline; with a lease, each try's c ends it that
+// long after the try (a write that waited out an election is committed
+// with a lease of its own, not one spent waiting). It reports whether the
+// write committed (h is then c as stored, at its new revision) or another
+// write came first. A write whose answer was lost is tried again; the
+// refusal that follows is this write's own when the claim, read from the
+// stream's leader, is newer than h and is c (same holder, hand-outs and
+// outcome). errClaimUnknown when the server said neither before deadline:
+// h keeps the write as unsure, and the next write over h takes it for h's
+// own if the stream has it.
+func (p *Platform) write(h *holding, c claim, lease time.Duration, deadline time.Time) (bool, error) {
+	return p.writeAfter(claimWrite{h, c, lease}, deadline, false)
+}
+
+// claimWrite is a write of c over h; with a lease, c ends it that long
+// after the try that commits it.
+type claimWrite struct {
+	h     *holding
+	c     claim
+	lease time.Duration
 }
 
 // writeAfter is write, told whether an earlier try of the same write got no
 // answer (lost: it may have committed).
-func (p *Platform) writeAfter(h *holding, c claim, deadline time.Time, lost bool) (bool, error) {
-	data, err := json.Marshal(c)
-	if err != nil {
-		return false, err
-	}
-	msg := &nats.Msg{Subject: h.subj, Data: data}
+func (p *Platform) writeAfter(w claimWrite, deadline time.Time, lost bool) (bool, error) {
+	h, c, lease := w.h, w.c, w.lease
 	for {
+		if lease > 0 {
+			c.Until = time.Now().Add(lease).UnixMilli()
+		}
+		data, err := json.Marshal(c)
+		if err != nil {
+			return false, err
+		}
 		ctx, cancel := p.tryCtx(deadline)
-		ack, err := p.js.PublishMsg(ctx, msg, p.claimOpts(h.rev, c)...)
+		ack, err := p.claimsJS().PublishMsg(ctx, &nats.Msg{Subject: h.subj, Data: data}, p.claimOpts(h.rev, c)...)
 		cancel()
 		switch {
 		case err == nil:
@@ -133,10 +146,10 @@ func (p *Platform) writeAfter(h *holding, c claim, deadline time.Time, lost bool
 			return false, nil
 		case apiCode(err) == codeWrongLast:
 			if last, ok := p.readClaim(h.subj, deadline); ok && last.Sequence > h.rev {
-				if !p.adopt(h, last, data) {
+				if !p.adopt(h, last, c) {
 					return false, nil
 				}
-				if h.c == c {
+				if h.c.same(c) {
 					return true, nil
 				}
 				lost = false // h's unsure write committed: c goes over it now
@@ -151,7 +164,7 @@ func (p *Platform) writeAfter(h *holding, c claim, deadline time.Time, lost bool
 		left := time.Until(deadline)
 		if left <= 0 {
 			if lost {
-				h.unsure = data
+				h.unsure = &c
 			}
 			return false, errClaimUnknown
 		}
@@ -159,34 +172,29 @@ func (p *Platform) writeAfter(h *holding, c claim, deadline time.Time, lost bool
 	}
 }
 
-// claimOpts are the expectations of a write of c over revision rev.
-func (p *Platform) claimOpts(rev uint64, c claim) []jetstream.PublishOpt {
-	opts := []jetstream.PublishOpt{jetstream.WithExpectLastSequencePerSubject(rev)}
-	if c.final() {
-		opts = append(opts, jetstream.WithMsgTTL(p.settledTTL))
-	}
-	return opts
-}
-
-// writeEach writes cs[i] over hs[i] for every i and reports each as write
-// does, the publishes pipelined (one round trip for them all, rather than
-// a goroutine waiting for each answer). A write answered neither by its
+// writeEach makes each of ws and reports each as write does, the
+// publishes pipelined (one round trip for them all, rather than a
+// goroutine waiting for each answer). A write answered neither by its
 // commit nor by a refusal, or refused over an unsure write, is tried again
 // by writeAfter, which tells a refusal of its own lost write from
 // another's.
-func (p *Platform) writeEach(hs []*holding, cs []claim, deadline time.Time) ([]bool, []error) {
-	oks, errs := make([]bool, len(hs)), make([]error, len(hs))
-	futures := make([]jetstream.PubAckFuture, len(hs))
+func (p *Platform) writeEach(ws []claimWrite, deadline time.Time) ([]bool, []error) {
+	oks, errs := make([]bool, len(ws)), make([]error, len(ws))
+	futures := make([]jetstream.PubAckFuture, len(ws))
 	var again sync.WaitGroup
-	for i, h := range hs {
-		data, err := json.Marshal(cs[i])
+	for i := range ws {
+		w := &ws[i]
+		if w.lease > 0 {
+			w.c.Until = time.Now().Add(w.lease).UnixMilli()
+		}
+		data, err := json.Marshal(w.c)
 		if err != nil {
 			errs[i] = err
 			continue
 		}
-		msg := &nats.Msg{Subject: h.subj, Data: data}
-		if futures[i], err = p.js.PublishMsgAsync(msg, p.claimOpts(h.rev, cs[i])...); err != nil { // not sent
-			again.Go(func() { oks[i], errs[i] = p.write(hs[i], cs[i], deadline) })
+		msg := &nats.Msg{Subject: w.h.subj, Data: data}
+		if futures[i], err = p.claimsJS().PublishMsgAsync(msg, p.claimOpts(w.h.rev, w.c)...); err != nil { // not sent
+			again.Go(func() { oks[i], errs[i] = p.writeAfter(*w, deadline, false) })
 		}
 	}
 	ctx, cancel := p.tryCtx(deadline)
@@ -198,32 +206,60 @@ func (p *Platform) writeEach(hs []*holding, cs []claim, deadline time.Time) ([]b
 		var err error
 		select {
 		case ack := <-f.Ok():
-			hs[i].rev, hs[i].c, hs[i].unsure, oks[i] = ack.Sequence, cs[i], nil, true
+			h := ws[i].h
+			h.rev, h.c, h.unsure, oks[i] = ack.Sequence, ws[i].c, nil, true
 			continue
 		case err = <-f.Err():
 		case <-ctx.Done():
 		}
-		if apiCode(err) == codeWrongLast && hs[i].unsure == nil {
+		if apiCode(err) == codeWrongLast && ws[i].h.unsure == nil {
 			continue // refused: another write came first
 		}
-		again.Go(func() { oks[i], errs[i] = p.writeAfter(hs[i], cs[i], deadline, apiCode(err) != codeWrongLast) })
+		again.Go(func() { oks[i], errs[i] = p.writeAfter(ws[i], deadline, apiCode(err) != codeWrongLast) })
 	}
 	again.Wait()
 	return oks, errs
 }
 
-// adopt takes last, the claim's newest write, for h's own when it is data
-// (the write being made) or h's unsure write, and reports whether it did.
-func (p *Platform) adopt(h *holding, last *storedMsg, data []byte) bool {
-	if !bytes.Equal(last.Data, data) && (h.unsure == nil || !bytes.Equal(last.Data, h.unsure)) {
+// same reports whether c and o are one write but for the lease's end:
+// the same holder, hand-outs and outcome.
+func (c claim) same(o claim) bool {
+	o.Until = c.Until
+	return c == o
+}
+
+// adopt takes last, the claim's newest write, for h's own when it is c (the
+// write being made) or h's unsure write, and reports whether it did.
+func (p *Platform) adopt(h *holding, last *storedMsg, c claim) bool {
+	var got claim
+	if json.Unmarshal(last.Data, &got) != nil || !got.same(c) && (h.unsure == nil || !got.same(*h.unsure)) {
 		return false
 	}
-	var c claim
-	if json.Unmarshal(last.Data, &c) != nil {
-		return false
-	}
-	h.rev, h.c, h.unsure = last.Sequence, c, nil
+	h.rev, h.c, h.unsure = last.Sequence, got, nil
 	return true
+}
+
+// claimsJS is what claims are written with: the connection's JetStream,
+// with no wait for the embedded store's sync. A power cut can take the
+// last claims, as it takes the last acks: a message comes back with the
+// hand-outs before them and is handled again. The settled claim of a retry
+// or a dead letter is synced all the same before its copy is answered (a
+// sync covers every write before it), and a copy's mark before the copy
+// is handed out and acked.
+func (p *Platform) claimsJS() jetstream.JetStream {
+	if s, ok := p.js.(syncedJS); ok {
+		return s.JetStream
+	}
+	return p.js
+}
+
+// claimOpts are the expectations of a write of c over revision rev.
+func (p *Platform) claimOpts(rev uint64, c claim) []jetstream.PublishOpt {
+	opts := []jetstream.PublishOpt{jetstream.WithExpectLastSequencePerSubject(rev)}
+	if c.final() {
+		opts = append(opts, jetstream.WithMsgTTL(p.settledTTL))
+	}
+	return opts
 }
 
 // readClaim is the last write on subj, read from the claims stream's
@@ -266,21 +302,23 @@ const (
 	claimFailed                    // the server confirmed neither within the patience
 )
 
-// lease is the end of a lease taken now: AckWait, the time the server
-// waits for a delivery's ack.
-func (p *Platform) lease() int64 { return time.Now().Add(p.opts.AckWait).UnixMilli() }
-
 // claimOne claims the message whose claim is on subj: it creates the claim,
 // or, when one exists whose lease has ended, takes it over, one hand-out
-// more. It gives the holding as the last write found or made.
+// more. A claim whose commit this host learnt of only after its lease
+// ended (an answer lost, then the write found in the stream) is no longer
+// surely its own: another host may have taken it over meanwhile, so it is
+// taken over again, fenced as any write. It gives the holding as the last
+// write found or made.
 func (p *Platform) claimOne(subj string) (*holding, claimState) {
 	h := &holding{subj: subj}
 	deadline := time.Now().Add(p.settlePatience())
 	for time.Now().Before(deadline) {
-		ok, err := p.write(h, claim{N: h.c.N + 1, Holder: p.newID(), Until: p.lease()}, deadline)
+		ok, err := p.write(h, claim{N: h.c.N + 1, Holder: p.newID()}, p.opts.AckWait, deadline)
 		switch {
 		case err != nil:
 			return h, claimFailed
+		case ok && h.c.leaseEnded():
+			continue // committed too late to be still this host's: taken over, or taken over now
 		case ok:
 			return h, claimHeld
 		case !p.reread(h, deadline):
@@ -296,19 +334,19 @@ func (p *Platform) claimOne(subj string) (*holding, claimState) {
 
 // claimAll claims each of msgs, all at once, on q's claims: it creates
 // their claims, the writes pipelined (writeEach); those that exist already
-// (a message handed out before) it then claims one by one (claimOne).
+// (a message handed out before), and those committed too late to be still
+// this host's, it then claims one by one (claimOne).
 func (p *Platform) claimAll(q *queueState, msgs []jetstream.Msg) ([]*holding, []claimState) {
 	hs, sts := make([]*holding, len(msgs)), make([]claimState, len(msgs))
-	var news []*holding
-	var cs []claim
+	var ws []claimWrite
 	for i, m := range msgs {
 		hs[i] = &holding{}
 		if md, err := m.Metadata(); err == nil {
 			hs[i].subj = p.claimSubject(q.names.token, md.Sequence.Stream)
-			news, cs = append(news, hs[i]), append(cs, claim{N: 1, Holder: p.newID(), Until: p.lease()})
+			ws = append(ws, claimWrite{hs[i], claim{N: 1, Holder: p.newID()}, p.opts.AckWait})
 		}
 	}
-	oks, errs := p.writeEach(news, cs, time.Now().Add(p.settlePatience()))
+	oks, errs := p.writeEach(ws, time.Now().Add(p.settlePatience()))
 	var wg sync.WaitGroup
 	j := 0
 	for i := range msgs {
@@ -319,7 +357,7 @@ func (p *Platform) claimAll(q *queueState, msgs []jetstream.Msg) ([]*holding, []
 		switch ok, err := oks[j], errs[j]; {
 		case err != nil:
 			sts[i] = claimFailed
-		case ok:
+		case ok && !hs[i].c.leaseEnded():
 			sts[i] = claimHeld
 		default:
 			wg.Go(func() { hs[i], sts[i] = p.claimOne(hs[i].subj) })
@@ -341,9 +379,7 @@ func (p *Platform) renew(hs []*holding) {
 			continue
 		}
 		wg.Go(func() {
-			next := h.c
-			next.Until = p.lease()
-			ok, err := p.write(h, next, deadline)
+			ok, err := p.write(h, h.c, p.opts.AckWait, deadline)
 			if err != nil {
 				p.log().Warn("natsqueue: renewing a claim", "subject", h.subj, "err", err)
 			} else if !ok {
@@ -368,21 +404,23 @@ func (p *Platform) settle(h *holding, done claim) (ok, unknown bool) {
 	if h.rev == 0 {
 		return false, false
 	}
-	ok, err := p.write(h, p.settled(h, done), time.Now().Add(p.settlePatience()))
+	w := p.settled(h, done)
+	ok, err := p.write(h, w.c, w.lease, time.Now().Add(p.settlePatience()))
 	if err != nil {
 		p.log().Warn("natsqueue: settling a claim (outcome not applied)", "subject", h.subj, "err", err)
 	}
 	return ok, err != nil
 }
 
-// settled is the claim that settles h, this host's hold, with done's
+// settled is the write that settles h, this host's hold, with done's
 // outcome: a retry or a dead letter gets a new lease, for storing its copy.
-func (p *Platform) settled(h *holding, done claim) claim {
+func (p *Platform) settled(h *holding, done claim) claimWrite {
 	done.N, done.Holder, done.Until = h.c.N, h.c.Holder, h.c.Until
+	lease := time.Duration(0)
 	if !done.final() {
-		done.Until = time.Now().Add(p.copyLease()).UnixMilli()
+		lease = p.copyLease()
 	}
-	return done
+	return claimWrite{h, done, lease}
 }
 
 // copyLease is how long a settled claim's holder may store its copy: the
@@ -394,8 +432,8 @@ func (p *Platform) copyLease() time.Duration { return p.patience + p.opts.Timeou
 // ended before it marked the copy stored: a new lease for this host.
 func (p *Platform) takeCopy(h *holding) bool {
 	next := h.c
-	next.Holder, next.Until = p.newID(), time.Now().Add(p.copyLease()).UnixMilli()
-	ok, err := p.write(h, next, time.Now().Add(p.patience))
+	next.Holder = p.newID()
+	ok, err := p.write(h, next, p.copyLease(), time.Now().Add(p.patience))
 	return ok && err == nil
 }
 
@@ -403,7 +441,7 @@ func (p *Platform) takeCopy(h *holding) bool {
 func (p *Platform) markCopied(h *holding) bool {
 	next := h.c
 	next.Done = doneCopied
-	ok, err := p.write(h, next, time.Now().Add(p.patience))
+	ok, err := p.write(h, next, 0, time.Now().Add(p.patience))
 	return ok && err == nil
 }
 

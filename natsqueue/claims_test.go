@@ -77,7 +77,7 @@ func TestClaimStates(t *testing.T) {
 	}
 	ended := *first
 	ended.c.Until = time.Now().Add(-time.Second).UnixMilli()
-	if ok, err := p.write(&ended, ended.c, time.Now().Add(time.Second)); !ok || err != nil {
+	if ok, err := p.write(&ended, ended.c, 0, time.Now().Add(time.Second)); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
 	second, st := p.claimOne(subj)
@@ -117,12 +117,12 @@ func TestClaimWriteUnsure(t *testing.T) {
 	p.js = js
 	renewed := h.c
 	renewed.Until++
-	if ok, err := p.write(h, renewed, time.Now().Add(time.Second)); ok || err != errClaimUnknown || h.unsure == nil {
-		t.Fatalf("the unanswered renewal: %v, %v, unsure %q", ok, err, h.unsure)
+	if ok, err := p.write(h, renewed, 0, time.Now().Add(time.Second)); ok || err != errClaimUnknown || h.unsure == nil {
+		t.Fatalf("the unanswered renewal: %v, %v, unsure %+v", ok, err, h.unsure)
 	}
 	js.off.Store(true)
 	if ok, _ := p.settle(h, claim{Done: doneAck}); !ok || h.c.Done != doneAck || h.unsure != nil {
-		t.Errorf("the outcome over an unsure renewal: %v, claim %+v, unsure %q", ok, h.c, h.unsure)
+		t.Errorf("the outcome over an unsure renewal: %v, claim %+v, unsure %+v", ok, h.c, h.unsure)
 	}
 }
 

@@ -404,14 +404,13 @@ func (p *Platform) doneOf(a hostbridge.Action, delay int, s hostbridge.ConsumerS
 // writes pipelined (writeEach).
 func (p *Platform) settleAll(ss []*settling) {
 	var held []*settling
-	var hs []*holding
-	var cs []claim
+	var ws []claimWrite
 	for _, st := range ss {
 		if st.h.rev != 0 { // a hold lost to another write: refused
-			held, hs, cs = append(held, st), append(hs, st.h), append(cs, p.settled(st.h, st.done))
+			held, ws = append(held, st), append(ws, p.settled(st.h, st.done))
 		}
 	}
-	oks, errs := p.writeEach(hs, cs, time.Now().Add(p.settlePatience()))
+	oks, errs := p.writeEach(ws, time.Now().Add(p.settlePatience()))
 	for i, st := range held {
 		st.ok, st.unknown = oks[i], errs[i] != nil
 		if errs[i] != nil {

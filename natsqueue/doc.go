@@ -21,8 +21,9 @@
 // commit). Creating or updating a stream or consumer waits for one too.
 // So a message answered for survives a power loss, but one that comes in
 // the middle of a stream update can lose the queue's SetLimits bound
-// (never its messages). Acks are not synced: an ack lost to a power cut
-// is a redelivery. Options.SyncInterval > 0 uses the server's periodic
+// (never its messages). Acks and claims are not synced: an ack lost to a
+// power cut is a redelivery, and the claims lost with it bring a message
+// back with the attempts it had before them. Options.SyncInterval > 0 uses the server's periodic
 // sync instead: faster, and a power loss can lose what was answered in
 // that window. A crash of the host process alone loses no answered
 // message under either policy. A cluster at URLs syncs as its servers are

@@ -257,7 +257,7 @@ func TestExhaustedSkipsHandler(t *testing.T) {
 	send(t, p, `1`, 0)
 	q, _ := p.ensureQueue(context.Background(), "q")
 	h := &holding{subj: p.claimSubject(q.names.token, 1)}
-	if ok, err := p.write(h, claim{N: 2, Holder: "a host that died", Until: 1}, time.Now().Add(5*time.Second)); !ok || err != nil {
+	if ok, err := p.write(h, claim{N: 2, Holder: "a host that died", Until: 1}, 0, time.Now().Add(5*time.Second)); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
 	r, ok := deliverWithin(t, p, "q", 30*time.Second, func(hostbridge.Event) error {
