@@ -97,3 +97,50 @@ func TestWaitAcksUnanswered(t *testing.T) {
 		t.Errorf("context ended: %d confirmed, %v unknown, %v; want each once, the last two unknown, context.Canceled", ok, unknown, err)
 	}
 }
+
+// TestAskRefusalConfirmed: D31: a "not stored" answer to the question is
+// believed only when it is given again confirmPause later (a server back
+// from a pause, still taking itself for the leader, may refuse a question
+// its successor would find a duplicate): here the first answer refuses
+// and the next says duplicate, and the send is found stored; a refusal
+// given twice, 2 s apart, says not stored.
+func TestAskRefusalConfirmed(t *testing.T) {
+	p := openSingle(t)
+	q, err := p.ensureQueue(context.Background(), "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		answers []error
+		stored  bool
+	}{
+		{[]error{&jetstream.APIError{Code: 400, ErrorCode: codeWrongLastMsgID}, nil}, true},
+		{[]error{&jetstream.APIError{Code: 400, ErrorCode: codeWrongLastMsgID}}, false},
+	} {
+		js := &scriptedAnswers{JetStream: p.js, answers: c.answers}
+		p.js = js
+		start := time.Now()
+		stored, known := p.wasStored(q, "x", time.Now().Add(10*time.Second))
+		p.js = js.JetStream
+		if stored != c.stored || !known || !c.stored && time.Since(start) < 2*time.Second {
+			t.Errorf("answers %v: stored %v, known %v after %v", c.answers, stored, known, time.Since(start))
+		}
+	}
+}
+
+// scriptedAnswers is a JetStream whose publishes get answers in turn, the
+// last one again and again.
+type scriptedAnswers struct {
+	jetstream.JetStream
+	answers []error
+	n       int
+}
+
+func (j *scriptedAnswers) PublishMsg(context.Context, *nats.Msg, ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
+	err := j.answers[min(j.n, len(j.answers)-1)]
+	j.n++
+	if err != nil {
+		return nil, err
+	}
+	return &jetstream.PubAck{Duplicate: true}, nil
+}

@@ -307,7 +307,7 @@ const (
 // more. A claim whose commit this host learnt of only after its lease
 // ended (an answer lost, then the write found in the stream) is no longer
 // surely its own: another host may have taken it over meanwhile, so it is
-// taken over again, fenced as any write. It gives the holding as the last
+// renewed first, fenced as any write. It gives the holding as the last
 // write found or made.
 func (p *Platform) claimOne(subj string) (*holding, claimState) {
 	h := &holding{subj: subj}
@@ -317,25 +317,44 @@ func (p *Platform) claimOne(subj string) (*holding, claimState) {
 		switch {
 		case err != nil:
 			return h, claimFailed
-		case ok && h.c.leaseEnded():
-			continue // committed too late to be still this host's: taken over, or taken over now
+		case ok && h.c.leaseEnded() && !p.renewOwn(h, deadline):
+			continue // taken over meanwhile: see what the claim is now
 		case ok:
 			return h, claimHeld
 		case !p.reread(h, deadline):
 			return h, claimFailed
 		case h.c.Done != "":
 			return h, claimSettled
-		case h.rev > 0 && !h.c.leaseEnded():
+		case h.rev > 0 && time.Now().Before(p.takeoverAt(h.c)):
 			return h, claimTaken
 		}
 	}
 	return h, claimFailed
 }
 
+// takeoverAt is when another host may take c, a hand-out's claim, over:
+// AckWait/2 after its lease ended, so that a holder whose renewals could
+// not commit while the claims stream had no leader has that long, once it
+// has one again, to renew (or to learn that its claim committed) before
+// the claim is taken from it.
+func (p *Platform) takeoverAt(c claim) time.Time {
+	return time.UnixMilli(c.Until).Add(p.opts.AckWait / 2)
+}
+
+// renewOwn renews h, this host's claim that committed but whose commit
+// it learnt of only after its lease ended (an answer lost in an election),
+// over h's revision: no other host took it over meanwhile if that commits,
+// and no handler has seen this hand-out, so it keeps its count.
+func (p *Platform) renewOwn(h *holding, deadline time.Time) bool {
+	ok, err := p.write(h, h.c, p.opts.AckWait, deadline)
+	return ok && err == nil
+}
+
 // claimAll claims each of msgs, all at once, on q's claims: it creates
 // their claims, the writes pipelined (writeEach); those that exist already
 // (a message handed out before), and those committed too late to be still
-// this host's, it then claims one by one (claimOne).
+// surely this host's that it cannot renew (renewOwn), it then claims one
+// by one (claimOne).
 func (p *Platform) claimAll(q *queueState, msgs []jetstream.Msg) ([]*holding, []claimState) {
 	hs, sts := make([]*holding, len(msgs)), make([]claimState, len(msgs))
 	var ws []claimWrite
@@ -357,7 +376,7 @@ func (p *Platform) claimAll(q *queueState, msgs []jetstream.Msg) ([]*holding, []
 		switch ok, err := oks[j], errs[j]; {
 		case err != nil:
 			sts[i] = claimFailed
-		case ok && !hs[i].c.leaseEnded():
+		case ok && (!hs[i].c.leaseEnded() || p.renewOwn(hs[i], time.Now().Add(p.settlePatience()))):
 			sts[i] = claimHeld
 		default:
 			wg.Go(func() { hs[i], sts[i] = p.claimOne(hs[i].subj) })

@@ -57,11 +57,11 @@ func TestClaimsExpireOnceSettled(t *testing.T) {
 }
 
 // TestClaimStates: a claim is created at the first hand-out (1); a second
-// host finds it taken while the lease runs, and takes it over, one
-// hand-out more (2), once it has ended; the first holder's writes over its
-// own revision are refused then (its renewal loses the claim, its outcome
-// is not committed); a settled claim is found settled, never taken. Pins
-// D31.
+// host finds it taken while the lease runs (and for AckWait/2 after), and
+// takes it over, one hand-out more (2), once that is past; the first
+// holder's writes over its own revision are refused then (its renewal
+// loses the claim, its outcome is not committed); a settled claim is
+// found settled, never taken. Pins D31.
 func TestClaimStates(t *testing.T) {
 	p := openSingle(t)
 	if _, err := p.ensureQueue(context.Background(), "q"); err != nil {
@@ -76,7 +76,7 @@ func TestClaimStates(t *testing.T) {
 		t.Fatalf("while the lease runs: %+v, state %d, want taken by %s", h, st, first.c.Holder)
 	}
 	ended := *first
-	ended.c.Until = time.Now().Add(-time.Second).UnixMilli()
+	ended.c.Until = time.Now().Add(-time.Minute).UnixMilli() // past AckWait/2 after it too
 	if ok, err := p.write(&ended, ended.c, 0, time.Now().Add(time.Second)); !ok || err != nil {
 		t.Fatal(ok, err)
 	}

@@ -238,7 +238,7 @@ func (p *Platform) newDelivery(q *queueState, s hostbridge.ConsumerSettings, msg
 		case claimSettled:
 			d.later = append(d.later, p.finishSettled(q, m, hs[i]))
 		case claimTaken:
-			d.later = append(d.later, p.nakUntil(m, time.UnixMilli(hs[i].c.Until)))
+			d.later = append(d.later, p.nakUntil(m, p.takeoverAt(hs[i].c)))
 		default:
 			p.log().Warn("natsqueue: claiming a message (held back)", "queue", q.name)
 			d.later = append(d.later, p.retry(m, 1))

@@ -67,14 +67,19 @@
 //     until that lease ends; pulled settled, it is removed, or its copy
 //     finished, without a handler.
 //   - A lease lasts AckWait and is renewed with the in-progress notice
-//     (every AckWait/3). A host takes a claim over when the lease has
-//     ended by its own clock: hosts' clocks must agree within AckWait/3.
+//     (every AckWait/3). Another host takes a claim over AckWait/2 after
+//     the lease ended by its own clock (hosts' clocks must agree within
+//     AckWait/3): a holder whose renewals could not commit while the
+//     claims stream had no leader has that long to renew once it has one.
 //   - An outcome is committed over its holder's claim before it is
-//     applied. The one overlap: a handler that outlives its lease because
-//     no renewal could be committed (the claims stream without a leader
-//     for longer than about 2/3 AckWait) may run while the next holder
-//     handles the message; its outcome is then refused, never applied or
-//     counted (the message is in DeliveryResult.IDs only).
+//     applied. Inherent to leases, when the claims stream has no leader
+//     for longer than AckWait/2 past a lease (renewals and claims cannot
+//     commit): a handler that outlives its lease may run while the next
+//     holder handles the message, and its outcome is then refused, never
+//     applied or counted (the message is in DeliveryResult.IDs only); and
+//     a hand-out committed just before, whose host learns of it only
+//     then, may be taken over before a handler saw it, so the next
+//     handler sees one attempt more (as after a host crash).
 //   - A copy (a retry's, a dead letter's) is stored only while its settled
 //     claim's lease lasts (the patience, 10 s, and a second), and handed
 //     out only once its original's claim says copied.

@@ -259,6 +259,11 @@ func (p *Platform) askStored(q *queueState, msgs []outMsg, deadline time.Time) {
 	}()
 }
 
+// confirmPause is how long after a first "not stored" wasStored asks
+// again before it believes it: longer than a server back from a pause
+// takes to hear of its successor.
+const confirmPause = 2 * time.Second
+
 // neverMsgID is a publish ID that no message carries.
 const neverMsgID = "natsqueue-never"
 
@@ -278,13 +283,18 @@ const neverMsgID = "natsqueue-never"
 // neverMsgID (codeWrongLastMsgID); a replicated stream checks that one
 // only when applying the question from its log, and nats-server 2.15.2
 // then stops answering publishes for many seconds. Any other answer (the
-// ID in flight, no answer) is asked again a retryPause later.
+// ID in flight, no answer) is asked again a retryPause later. A refusal
+// is believed once it is given again confirmPause after the first: the
+// check comes before the proposal, so a server that only believes it leads
+// (back from a pause) may refuse a question its successor would find a
+// duplicate, until it hears of the new term.
 func (p *Platform) wasStored(q *queueState, pubID string, deadline time.Time) (stored, known bool) {
 	m := &nats.Msg{Subject: q.names.ready}
 	opts := []jetstream.PublishOpt{jetstream.WithMsgID(pubID), jetstream.WithExpectLastMsgID(neverMsgID)}
 	if p.opts.Replicas > 1 {
 		opts[1] = jetstream.WithExpectLastSequence(math.MaxUint64)
 	}
+	var refused time.Time // the first "not stored"
 	for {
 		ctx, cancel := p.tryCtx(deadline)
 		_, err := p.js.PublishMsg(ctx, m, opts...)
@@ -293,7 +303,12 @@ func (p *Platform) wasStored(q *queueState, pubID string, deadline time.Time) (s
 		case err == nil: // a duplicate (or, were the expectation ever met, stored now: sent all the same)
 			return true, true
 		case apiCode(err) == codeWrongLast, apiCode(err) == codeWrongLastMsgID:
-			return false, true
+			if !refused.IsZero() && time.Since(refused) >= confirmPause {
+				return false, true
+			}
+			if refused.IsZero() {
+				refused = time.Now()
+			}
 		case errors.Is(err, nats.ErrConnectionClosed):
 			return false, false
 		}
