@@ -26,10 +26,10 @@ func askStored(t *testing.T, p *Platform) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := p.ctx()
-	defer cancel()
 	publish := func(id string) {
 		t.Helper()
+		ctx, cancel := p.ctx()
+		defer cancel()
 		if _, err := p.js.PublishMsg(ctx, &nats.Msg{Subject: q.names.ready, Data: []byte(`1`)}, jetstream.WithMsgID(id)); err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +43,7 @@ func askStored(t *testing.T, p *Platform) {
 		t.Errorf("an ID never published: stored %v, known %v, want not stored, known", stored, known)
 	}
 	publish("sent-2")
-	info, err := q.stream.Info(ctx)
+	info, err := q.stream.Info(ctxBG)
 	if err != nil {
 		t.Fatal(err)
 	}
