@@ -62,9 +62,9 @@
 // cluster, through host crashes and any single node fault:
 //
 //   - A message reaches a handler only after its host committed a claim on
-//     it: created, or taken over, one hand-out more, once the last
-//     holder's lease ended. Pulled while another holds it, it is nak'd
-//     until that lease ends; pulled settled, it is removed, or its copy
+//     it: created, or taken over, one hand-out more, from the last
+//     holder (below). Pulled while another holds it, it is nak'd until it
+//     may be taken over; pulled settled, it is removed, or its copy
 //     finished, without a handler.
 //   - A lease lasts AckWait and is renewed with the in-progress notice
 //     (every AckWait/3). Another host takes a claim over AckWait/2 after
@@ -119,8 +119,8 @@
 //     one, a crashed host's included, so they never go back and a message
 //     reaches handlers at most MaxRetries+1 times.
 //   - At least once: nothing accepted is lost. A batch whose host died
-//     comes back once its claims' lease ends (AckWait after the last
-//     renewal); an ack lost with a connection is a redelivery.
+//     comes back once its claims may be taken over (1.5 AckWait after the
+//     last renewal); an ack lost with a connection is a redelivery.
 //   - A copy whose publish the server does not answer is published again,
 //     250 ms apart, while its lease lasts; then the original is nak'd with
 //     the copy's delay (a dead letter's: 1 s) and whoever it comes back to
