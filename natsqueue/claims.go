@@ -145,7 +145,7 @@ func (p *Platform) writeAfter(w claimWrite, deadline time.Time, lost bool) (bool
 		case apiCode(err) == codeWrongLast && !lost && h.unsure == nil:
 			return false, nil
 		case apiCode(err) == codeWrongLast:
-			if last, ok := p.readClaim(h.subj, deadline); ok && last.Sequence > h.rev {
+			if last, err := p.readClaim(h.subj, deadline); err == nil && last.Sequence > h.rev {
 				if !p.adopt(h, last, c) {
 					return false, nil
 				}
@@ -263,20 +263,17 @@ func (p *Platform) claimOpts(rev uint64, c claim) []jetstream.PublishOpt {
 }
 
 // readClaim is the last write on subj, read from the claims stream's
-// leader; ok is false when there is none or the server did not answer.
-func (p *Platform) readClaim(subj string, deadline time.Time) (*storedMsg, bool) {
+// leader: an error with codeNoMessage when there is none.
+func (p *Platform) readClaim(subj string, deadline time.Time) (*storedMsg, error) {
 	ctx, cancel := p.tryCtx(deadline)
 	defer cancel()
-	m, err := p.api.getMsg(ctx, p.claimsStream(), msgGetRequest{LastFor: subj})
-	return m, err == nil
+	return p.api.getMsg(ctx, p.claimsStream(), msgGetRequest{LastFor: subj})
 }
 
 // reread is h as the claims stream's leader has it now: ok is false when
 // the server did not answer, and h is at revision 0 when there is no claim.
 func (p *Platform) reread(h *holding, deadline time.Time) bool {
-	ctx, cancel := p.tryCtx(deadline)
-	defer cancel()
-	m, err := p.api.getMsg(ctx, p.claimsStream(), msgGetRequest{LastFor: h.subj})
+	m, err := p.readClaim(h.subj, deadline)
 	if apiCode(err) == codeNoMessage {
 		h.rev, h.c = 0, claim{}
 		return true
@@ -414,22 +411,6 @@ func (p *Platform) renew(hs []*holding) {
 // not leave a write committed but unknown (a hand-out no handler saw, an
 // outcome committed but not counted).
 func (p *Platform) settlePatience() time.Duration { return 6 * p.patience }
-
-// settle commits the outcome done over h, this host's hold, and reports
-// whether it did (only then may the outcome be applied) or whether the
-// server did not say so within the settle patience (unknown). A retry or
-// a dead letter gets a new lease, for storing its copy.
-func (p *Platform) settle(h *holding, done claim) (ok, unknown bool) {
-	if h.rev == 0 {
-		return false, false
-	}
-	w := p.settled(h, done)
-	ok, err := p.write(h, w.c, w.lease, time.Now().Add(p.settlePatience()))
-	if err != nil {
-		p.log().Warn("natsqueue: settling a claim (outcome not applied)", "subject", h.subj, "err", err)
-	}
-	return ok, err != nil
-}
 
 // settled is the write that settles h, this host's hold, with done's
 // outcome: a retry or a dead letter gets a new lease, for storing its copy.

@@ -57,8 +57,9 @@ func TestClaimsExpireOnceSettled(t *testing.T) {
 }
 
 // TestClaimStates: a claim is created at the first hand-out (1); a second
-// host finds it taken while the lease runs (and for AckWait/2 after), and
-// takes it over, one hand-out more (2), once that is past; the first
+// host finds it taken while the lease runs and for AckWait/2 after (a
+// second after it ended), and takes it over, one hand-out more (2), once
+// that is past; the first
 // holder's writes over its own revision are refused then (its renewal
 // loses the claim, its outcome is not committed); a settled claim is
 // found settled, never taken. Pins D31.
@@ -76,6 +77,13 @@ func TestClaimStates(t *testing.T) {
 		t.Fatalf("while the lease runs: %+v, state %d, want taken by %s", h, st, first.c.Holder)
 	}
 	ended := *first
+	ended.c.Until = time.Now().Add(-time.Second).UnixMilli() // ended, not AckWait/2 (15 s) ago
+	if ok, err := p.write(&ended, ended.c, 0, time.Now().Add(time.Second)); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if h, st := p.claimOne(subj); st != claimTaken {
+		t.Fatalf("a second after the lease: %+v, state %d, want still taken", h, st)
+	}
 	ended.c.Until = time.Now().Add(-time.Minute).UnixMilli() // past AckWait/2 after it too
 	if ok, err := p.write(&ended, ended.c, 0, time.Now().Add(time.Second)); !ok || err != nil {
 		t.Fatal(ok, err)
@@ -144,4 +152,35 @@ func (j *unansweredClaims) PublishMsg(ctx context.Context, m *nats.Msg, opts ...
 		}
 	}
 	return nil, context.DeadlineExceeded
+}
+
+// settle commits the outcome done over h, this host's hold, as a batch of
+// one (settleAll), and reports whether it committed or whether that is
+// unknown.
+func (p *Platform) settle(h *holding, done claim) (ok, unknown bool) {
+	st := &settling{h: h, done: done}
+	p.settleAll([]*settling{st})
+	return st.ok, st.unknown
+}
+
+// TestRenewOwn: a claim of this host's whose lease ended before it learnt
+// that it committed is renewed over its own revision, keeping its count
+// (no handler saw that hand-out); once another write is over it, the
+// renewal is refused. Pins D31.
+func TestRenewOwn(t *testing.T) {
+	p := openSingle(t)
+	if _, err := p.ensureQueue(context.Background(), "q"); err != nil {
+		t.Fatal(err)
+	}
+	h := &holding{subj: p.claimSubject("q", 3)}
+	if ok, err := p.write(h, claim{N: 1, Holder: "this host", Until: time.Now().Add(-time.Second).UnixMilli()}, 0, time.Now().Add(time.Second)); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	stale := *h
+	if !p.renewOwn(h, time.Now().Add(time.Second)) || h.c.N != 1 || h.c.leaseEnded() {
+		t.Errorf("renewed: %+v, want hand-out 1 with a lease running", h.c)
+	}
+	if p.renewOwn(&stale, time.Now().Add(time.Second)) {
+		t.Error("a renewal over a revision another write is over committed")
+	}
 }

@@ -400,8 +400,11 @@ func (p *Platform) doneOf(a hostbridge.Action, delay int, s hostbridge.ConsumerS
 	return claim{Done: doneDrop}
 }
 
-// settleAll commits each outcome of ss on its claim (see settle), the
-// writes pipelined (writeEach).
+// settleAll commits each outcome of ss on its claim, over this host's
+// hold (see settled), the writes pipelined (writeEach), and records in
+// each whether it committed, and only then may the outcome be applied and
+// counted, or whether the server did not say so within the settle
+// patience (unknown). A hold lost to another write is refused.
 func (p *Platform) settleAll(ss []*settling) {
 	var held []*settling
 	var ws []claimWrite
