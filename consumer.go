@@ -102,15 +102,15 @@ func DefaultConsumerSettings() ConsumerSettings {
 func CheckConsumerSettings(queue string, s ConsumerSettings) error {
 	switch {
 	case s.MaxBatchSize < 1 || s.MaxBatchSize > maxConsumerBatchSize:
-		return fmt.Errorf("hostbridge: MaxBatchSize %d is not in 1…%d", s.MaxBatchSize, maxConsumerBatchSize)
+		return fmt.Errorf(msgMaxBatchSizeRange, s.MaxBatchSize, maxConsumerBatchSize)
 	case s.MaxBatchTimeout < 0 || s.MaxBatchTimeout > maxConsumerBatchTimeout:
-		return fmt.Errorf("hostbridge: MaxBatchTimeout %v is not in 0…%v", s.MaxBatchTimeout, maxConsumerBatchTimeout)
+		return fmt.Errorf(msgMaxBatchTimeoutRange, s.MaxBatchTimeout, maxConsumerBatchTimeout)
 	case s.MaxRetries < 0 || s.MaxRetries > maxConsumerRetries:
-		return fmt.Errorf("hostbridge: MaxRetries %d is not in 0…%d", s.MaxRetries, maxConsumerRetries)
+		return fmt.Errorf(msgMaxRetriesRange, s.MaxRetries, maxConsumerRetries)
 	case !delayInRange(s.RetryDelay):
-		return fmt.Errorf("hostbridge: RetryDelay %d is not in 0…%d", s.RetryDelay, MaxDelaySeconds)
+		return fmt.Errorf(msgRetryDelayRange, s.RetryDelay, MaxDelaySeconds)
 	case s.DeadLetterQueue != "" && s.DeadLetterQueue == queue:
-		return fmt.Errorf("hostbridge: queue %q cannot be its own dead-letter queue", queue)
+		return fmt.Errorf(msgOwnDeadLetterQueue, queue)
 	}
 	return nil
 }

@@ -233,6 +233,14 @@ const (
 // The texts of the errors a host's own configuration gets: a host reads
 // them, an app never does.
 const (
+	// CheckConsumerSettings: a setting out of its range (fmt formats: the
+	// value given, then the range's bounds), or a queue named as its own
+	// dead-letter queue (the queue).
+	msgMaxBatchSizeRange    = "hostbridge: MaxBatchSize %d is not in 1…%d"
+	msgMaxBatchTimeoutRange = "hostbridge: MaxBatchTimeout %v is not in 0…%v"
+	msgMaxRetriesRange      = "hostbridge: MaxRetries %d is not in 0…%d"
+	msgRetryDelayRange      = "hostbridge: RetryDelay %d is not in 0…%d"
+	msgOwnDeadLetterQueue   = "hostbridge: queue %q cannot be its own dead-letter queue"
 	// GrantJSON's permission text is not a JSON object (+ ": " and the
 	// parser's reason, when it is not JSON at all).
 	msgPermissionsNotObject = "hostbridge: permission text is not a JSON object"
