@@ -424,8 +424,9 @@ func (p *Platform) settled(h *holding, done claim) claimWrite {
 }
 
 // copyLease is how long a settled claim's holder may store its copy: the
-// publishes of publishConfirmed end within the patience plus one try's
-// Options.Timeout, and a second more covers the clocks of two hosts.
+// patience and one Options.Timeout for publishConfirmed's tries, which
+// end a second before the lease does (storeCopy), that second covering
+// the clocks of two hosts.
 func (p *Platform) copyLease() time.Duration { return p.patience + p.opts.Timeout + time.Second }
 
 // takeCopy takes over the copy of h, a settled claim whose holder's lease

@@ -81,8 +81,8 @@
 //     then, may be taken over before a handler saw it, so the next
 //     handler sees one attempt more (as after a host crash).
 //   - A copy (a retry's, a dead letter's) is stored only while its settled
-//     claim's lease lasts (the patience, 10 s, and a second), and handed
-//     out only once its original's claim says copied.
+//     claim's lease lasts (the patience, 10 s, Options.Timeout and a
+//     second), and handed out only once its original's claim says copied.
 //   - Settled claims expire an hour after their message is done (a
 //     per-message TTL); a server that hands out a message later than that
 //     after it was settled would hand it out as new. Claims of messages
