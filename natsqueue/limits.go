@@ -63,6 +63,19 @@ func (q *queueState) forgetPending() {
 	q.pmu.Unlock()
 }
 
+// countSentStored counts as sent a message q's stream holds already (a
+// send found stored after it failed) and makes the next pending read the
+// stream's size again, both under pmu: a size read since the send failed
+// holds the message, and counting it as sent after that read would count
+// it twice (a MaxPending of 2 refused the second send of a queue holding
+// one).
+func (p *Platform) countSentStored(q *queueState) {
+	q.pmu.Lock()
+	defer q.pmu.Unlock()
+	p.countSent(q, 1)
+	q.pendingAt = time.Time{}
+}
+
 // pendingCache is how long a queue's stream size is reused.
 const pendingCache = 100 * time.Millisecond
 

@@ -251,7 +251,7 @@ func (p *Platform) askStored(q *queueState, msgs []outMsg, deadline time.Time) {
 		for _, o := range msgs {
 			stored, known := p.wasStored(q, o.pubID, deadline)
 			if stored {
-				p.countSent(q, 1)
+				p.countSentStored(q)
 			} else if !known {
 				p.log().Warn("natsqueue: a send without an answer may be stored (not counted as sent)", "queue", q.name, "id", o.id)
 			}
