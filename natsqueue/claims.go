@@ -481,6 +481,56 @@ func (p *Platform) openCopy(subj string) (g copyGate, until time.Time, marked bo
 	return gateFailed, time.Time{}, false
 }
 
+// hdrScheduler is the header the server gives a message its schedule
+// fired (a delayed send, a delayed retry copy): the schedule's subject.
+const hdrScheduler = "Nats-Scheduler"
+
+// firingSubject is where the claims stream records which stored message
+// the schedule of m, a message of q's stream, fired first:
+// <Prefix>-claims.<token>.f.<the schedule's subject after q's sched.>; ok
+// is false when no schedule fired m.
+func (p *Platform) firingSubject(q *queueState, m jetstream.Msg) (string, bool) {
+	tail, ok := strings.CutPrefix(m.Headers().Get(hdrScheduler), q.names.sched)
+	if !ok || tail == "" {
+		return "", false
+	}
+	return p.opts.Prefix + "-claims." + q.names.token + ".f." + tail, true
+}
+
+// firedFirst reports whether the message at seq is the first message its
+// schedule fired, the one whose firing is recorded at subj: a server
+// killed after it stored what a schedule fired, before it removed the
+// schedule, fires it again once back (nats-server 2.15.2, seen in
+// TestScheduleFiresTwiceUnderKill), so a second message with the same
+// ID, body and headers is stored. The first to be delivered records its
+// sequence (created, expecting none; kept settledTTL), and any other is
+// second. known is false when the server said neither within the patience.
+func (p *Platform) firedFirst(subj string, seq uint64) (first, known bool) {
+	data := []byte(strconv.FormatUint(seq, 10))
+	deadline := time.Now().Add(p.patience)
+	for {
+		ctx, cancel := p.tryCtx(deadline)
+		_, err := p.claimsJS().PublishMsg(ctx, &nats.Msg{Subject: subj, Data: data},
+			jetstream.WithExpectLastSequencePerSubject(0), jetstream.WithMsgTTL(p.settledTTL))
+		cancel()
+		switch {
+		case err == nil:
+			return true, true
+		case apiCode(err) == codeWrongLast:
+			if last, err := p.readClaim(subj, deadline); err == nil {
+				return string(last.Data) == string(data), true // its own write, or its answer lost
+			}
+		case errors.Is(err, nats.ErrConnectionClosed):
+			return false, false
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false, false
+		}
+		time.Sleep(min(retryPause, left))
+	}
+}
+
 // originalClaim is the subject of the claim on the original that m copies
 // (a retry copy, a dead-letter copy); ok is false for any other m.
 func (p *Platform) originalClaim(q *queueState, m jetstream.Msg) (string, bool) {

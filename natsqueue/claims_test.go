@@ -2,6 +2,7 @@ package natsqueue
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -183,4 +184,63 @@ func TestRenewOwn(t *testing.T) {
 	if p.renewOwn(&stale, time.Now().Add(time.Second)) {
 		t.Error("a renewal over a revision another write is over committed")
 	}
+}
+
+// TestScheduleFiredTwice: a schedule fires twice, as it does when its
+// server is killed between storing what it fired and removing the
+// schedule (TestScheduleFiresTwiceUnderKill; here the fired message is
+// stored again as it is). A delayed send, then its delayed retry copy,
+// each reach a handler once, with attempts 1 then 2; the second firings
+// are removed, counted nowhere, and the stream ends empty. Fails without
+// dropRefired (attempts [1 1 2 2 2]).
+func TestScheduleFiredTwice(t *testing.T) {
+	t.Parallel() // waits on timers; see TestMain
+	p := openSingle(t)
+	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
+	q, err := p.ensureQueue(context.Background(), "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	send(t, p, `1`, 1)
+	fireAgain(t, p, q, q.names.ready)
+	var attempts []int
+	handle := func(ev hostbridge.Event) error {
+		for i, m := range ev.Batch().Messages() {
+			attempts = append(attempts, m.Attempts)
+			if m.Attempts == 1 {
+				_ = hostbridge.RetryQueueMessage(ev, i, 1) // the index is the batch's own: no error
+			}
+		}
+		return nil
+	}
+	deliverWithin(t, p, "q", 5*time.Second, handle)
+	fireAgain(t, p, q, q.names.ready+".r.*") // whichever firing was handled, its copy
+	for deadline := time.Now().Add(p.opts.AckWait + 2*time.Second); time.Now().Before(deadline); {
+		deliverWithin(t, p, "q", time.Until(deadline), handle)
+	}
+	if fmt.Sprint(attempts) != "[1 2]" || streamMsgs(t, p, "q") != 0 {
+		t.Errorf("handled with attempts %v, want [1 2]; the stream holds %d messages", attempts, streamMsgs(t, p, "q"))
+	}
+	want := hostbridge.QueueStats{Sent: 1, Delivered: 2, Acked: 1, Retried: 1}
+	if s := p.Stats(ctxBG, "q"); s != want {
+		t.Errorf("stats %+v, want %+v", s, want)
+	}
+}
+
+// fireAgain waits for a message a schedule of q's fires onto a subject
+// that filter matches and stores it again, headers and all, as a server
+// that fires it a second time does.
+func fireAgain(t *testing.T, p *Platform, q *queueState, filter string) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		m, err := q.stream.GetLastMsgForSubject(context.Background(), filter)
+		if err != nil || m.Header.Get(hdrScheduler) == "" {
+			continue
+		}
+		if _, err := p.js.PublishMsg(context.Background(), &nats.Msg{Subject: m.Subject, Header: m.Header, Data: m.Data}); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Fatalf("no message fired onto %s", filter)
 }

@@ -222,6 +222,7 @@ var errExhausted = errors.New("natsqueue: delivered more than MaxRetries+1 times
 // lease ends, one the server did not confirm is nak'd for a second.
 func (p *Platform) newDelivery(q *queueState, s hostbridge.ConsumerSettings, msgs []jetstream.Msg) *delivery {
 	d := &delivery{q: q, s: s}
+	msgs = p.dropRefired(d, msgs)
 	msgs = p.gateCopies(d, msgs)
 	hs, sts := p.claimAll(q, msgs)
 	var hms []hostbridge.Message
@@ -246,6 +247,36 @@ func (p *Platform) newDelivery(q *queueState, s hostbridge.ConsumerSettings, msg
 	}
 	d.b = hostbridge.NewBatchRecord(q.name, hms)
 	return d
+}
+
+// dropRefired leaves out of msgs those a schedule fired a second time
+// (see firedFirst): each is removed, reaching no handler and counted
+// nowhere, its first firing being the message. One the server did not say
+// of is nak'd to come back within a second. It returns the rest of msgs.
+func (p *Platform) dropRefired(d *delivery, msgs []jetstream.Msg) []jetstream.Msg {
+	first, known := make([]bool, len(msgs)), make([]bool, len(msgs))
+	var wg sync.WaitGroup
+	for i, m := range msgs {
+		first[i], known[i] = true, true
+		md, err := m.Metadata()
+		if subj, ok := p.firingSubject(d.q, m); ok && err == nil {
+			wg.Go(func() { first[i], known[i] = p.firedFirst(subj, md.Sequence.Stream) })
+		}
+	}
+	wg.Wait()
+	out := msgs[:0:0]
+	for i, m := range msgs {
+		switch {
+		case !known[i]:
+			d.later = append(d.later, p.retry(m, 1))
+		case !first[i]:
+			p.log().Warn("natsqueue: a schedule fired twice (the second removed)", "queue", d.q.name, "id", m.Headers().Get(hdrID))
+			d.later = append(d.later, p.remove(m))
+		default:
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // gateCopies leaves out of msgs the copies whose original's claim does not

@@ -83,6 +83,11 @@
 //   - A copy (a retry's, a dead letter's) is stored only while its settled
 //     claim's lease lasts (the patience, 10 s, Options.Timeout and a
 //     second), and handed out only once its original's claim says copied.
+//   - A schedule fired twice (a server killed between storing what a
+//     schedule fired and removing the schedule fires it again once back)
+//     stores a message twice: the first of the two delivered records its
+//     sequence on <Prefix>-claims.<queue>.f.<schedule>, and the other is
+//     removed, unhandled and counted nowhere.
 //   - Settled claims expire an hour after their message is done (a
 //     per-message TTL); a server that hands out a message later than that
 //     after it was settled would hand it out as new. Claims of messages

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"hostbridge"
+
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 var faultsLong = flag.Bool("faults.long", false, "run the fault tests with many more faults (minutes)")
@@ -357,7 +359,7 @@ func (h *history) check(t *testing.T, killed []time.Time) {
 // handling before's; more where a kill took deliveries no handler saw
 // (one per kill at most: a host that died during a fetch), never the
 // same (a kill that made the server forget a delivery a handler saw is
-// counted from the delivery journal) nor fewer.
+// counted from the claims) nor fewer.
 func (h *history) attemptsError(hs []handling, i int, killed []time.Time) string {
 	if i == 0 {
 		if hs[0].attempts > 1+killsBetween(killed, time.Time{}, hs[0].at) {
@@ -397,4 +399,193 @@ func killsBetween(killed []time.Time, from, to time.Time) int {
 		}
 	}
 	return n
+}
+
+func init() {
+	hosts["NATSQUEUE_FIRE"] = runFiring
+}
+
+// fireSends is how many delayed messages runFiring sends, fireDelay
+// seconds ahead: their schedules fire within a second or two, and a kill
+// in that time finds the server firing.
+const (
+	fireSends = 2000
+	fireDelay = 2
+)
+
+// runFiring is the host of TestScheduleFiresTwiceUnderKill, on an
+// embedded server in dir/store. With NATSQUEUE_FIRE_SEND=1 it sends
+// fireSends messages "f-<i>" with a delay of fireDelay seconds, stores
+// their count and writes the file dir/due (the first one's due time, Unix
+// ns), then waits to be killed. Else it waits until no schedule is left,
+// writes "stored <messages on the stream>" to dir/history, and handles q
+// until SIGTERM, writing "d <body>" for each message and acking it.
+func runFiring(dir string) error {
+	p, err := Open(Options{StoreDir: dir + "/store"})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	p.Bind("Q", "q")
+	p.Grant("Q")
+	if os.Getenv("NATSQUEUE_FIRE_SEND") == "1" {
+		return sendFiring(p, dir)
+	}
+	write, err := historyWriter(dir + "/history")
+	if err != nil {
+		return err
+	}
+	n, err := firedAll(p)
+	if err != nil {
+		return err
+	}
+	write("stored %d", n)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	err = p.Run(ctx, "q", func(ev hostbridge.Event) error {
+		for _, m := range ev.Batch().Messages() {
+			write("d %s", m.Body)
+		}
+		return nil
+	})
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// sendFiring is runFiring's sending half.
+func sendFiring(p *Platform, dir string) error {
+	start := time.Now().Truncate(time.Second).Add(time.Second + 10*time.Millisecond)
+	time.Sleep(time.Until(start)) // sent within a second, all are due at once
+	due := dueTime(start, fireDelay*time.Second)
+	for i := 0; i < fireSends; i += 100 {
+		batch := make([]hostbridge.BatchMessage, 100)
+		for j := range batch {
+			batch[j] = hostbridge.BatchMessage{Body: fmt.Appendf(nil, `"f-%d"`, i+j), ContentType: "json", DelaySeconds: fireDelay}
+		}
+		if err := p.SendBatch(context.Background(), "Q", batch); err != nil {
+			return err
+		}
+	}
+	p.flushAll()
+	if err := os.WriteFile(dir+"/due", []byte(strconv.FormatInt(due.UnixNano(), 10)), 0o644); err != nil {
+		return err
+	}
+	select {} // until killed
+}
+
+// firedAll waits until q's stream holds no schedule, and returns how many
+// messages it holds then.
+func firedAll(p *Platform) (uint64, error) {
+	q, err := p.ensureQueue(context.Background(), "q")
+	if err != nil {
+		return 0, err
+	}
+	for {
+		info, err := q.stream.Info(context.Background(), jetstream.WithSubjectFilter(q.names.sched+">"))
+		if err != nil {
+			return 0, err
+		}
+		if len(info.State.Subjects) == 0 {
+			return info.State.Msgs, nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestScheduleFiresTwiceUnderKill: a host sends fireSends messages with a
+// delay and is SIGKILLed while their schedules fire; restarted, it handles
+// them all. The server, killed between storing what a schedule fired and
+// removing the schedule, fires it again once back (the stream holds more
+// messages than were sent: the round's "duplicates"); each message
+// reaches a handler once all the same, and q's counts are exact. The kill
+// comes 15-65 ms after the schedules are due, when the server fires them
+// here (about one kill in two then makes a duplicate); rounds run until
+// two showed duplicates, at most 10. TestScheduleFiredTwice pins the same
+// rule without kills.
+func TestScheduleFiresTwiceUnderKill(t *testing.T) {
+	long(t, "kills host processes while schedules fire, about 30 s")
+	seen := 0
+	for round := 0; round < 10 && seen < 2; round++ {
+		dir := t.TempDir()
+		cmd := startFiring(t, dir, "NATSQUEUE_FIRE_SEND=1")
+		due := waitDue(t, dir, cmd)
+		// the server fires them then
+		time.Sleep(time.Until(due) + time.Duration(15+rand.IntN(50))*time.Millisecond)
+		_ = cmd.Process.Signal(syscall.SIGKILL) // it may have ended already
+		_ = cmd.Wait()                          // a killed process's status
+		cmd = startFiring(t, dir)
+		stored, handled := waitHandled(t, dir, fireSends)
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait() // its status: the history is what counts
+		if stored > fireSends {
+			seen++
+		}
+		twice := 0
+		for _, n := range handled {
+			if n > 1 {
+				twice++
+			}
+		}
+		p := openWith(t, Options{StoreDir: dir + "/store"})
+		s := p.Stats(ctxBG, "q")
+		t.Logf("round %d: %d sent, %d stored (%d duplicates), %d handled, %d twice; %+v", round, fireSends, stored, stored-fireSends, len(handled), twice, s)
+		if len(handled) != fireSends || twice > 0 || s.Sent != fireSends || s.Delivered != fireSends || s.Acked != fireSends || s.Pending != 0 {
+			t.Errorf("round %d: %d of %d handled, %d of them twice; stats %+v", round, len(handled), fireSends, twice, s)
+		}
+		_ = p.Close() // Close always returns nil
+	}
+	t.Logf("%d rounds with duplicates fired", seen)
+}
+
+// startFiring starts runFiring in a process of its own.
+func startFiring(t *testing.T, dir string, env ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(append(os.Environ(), "NATSQUEUE_FIRE="+dir), env...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd
+}
+
+// waitDue waits for runFiring's dir/due and returns the time it holds.
+func waitDue(t *testing.T, dir string, cmd *exec.Cmd) time.Time {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(dir + "/due"); err == nil {
+			ns, err := strconv.ParseInt(string(b), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return time.Unix(0, ns)
+		}
+	}
+	_ = cmd.Process.Kill()
+	t.Fatal("the sending host wrote no due time in a minute")
+	return time.Time{}
+}
+
+// waitHandled waits until the history shows n bodies handled, or a minute
+// has passed, and returns the messages the stream held before handling
+// and how many times each body was handled.
+func waitHandled(t *testing.T, dir string, n int) (stored int, handled map[string]int) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		stored, handled = 0, map[string]int{}
+		if b, err := os.ReadFile(dir + "/history"); err == nil {
+			for _, line := range strings.Split(string(b), "\n") {
+				if v, ok := strings.CutPrefix(line, "stored "); ok {
+					stored, _ = strconv.Atoi(v)
+				} else if body, ok := strings.CutPrefix(line, "d "); ok {
+					handled[body]++
+				}
+			}
+		}
+		if len(handled) >= n || time.Now().After(deadline) {
+			return stored, handled
+		}
+	}
 }
