@@ -89,6 +89,12 @@ func benchBesidePlain(b *testing.B, p *Platform) {
 
 // benchLoop is one way from send to ack: send sends one message, and the
 // loop's consumer puts on acked how many of each batch it acked.
+// acked has room for a whole turn's reports (each of one message at
+// least), so that the consumer never waits for the producer to read them
+// and the two run side by side: with room for one report, the consumer
+// stalled from its second batch until the producer had sent the whole
+// turn, so the loops measured sending and then draining, one after the
+// other.
 type benchLoop struct {
 	send  func() error
 	acked chan int
@@ -135,7 +141,7 @@ func natsqueueLoop(ctx context.Context, b *testing.B, p *Platform, consumers *sy
 		b.Fatal(err)
 	}
 	opts := hostbridge.SendOptions{ContentType: "json"}
-	l := &benchLoop{acked: make(chan int, 1), send: func() error { return p.Send(ctx, "Q", benchBody, opts) }}
+	l := &benchLoop{acked: make(chan int, benchRound), send: func() error { return p.Send(ctx, "Q", benchBody, opts) }}
 	consumers.Go(func() {
 		for ctx.Err() == nil {
 			r, _, err := p.Deliver(ctx, "q", func(hostbridge.Event) error { return nil })
@@ -166,7 +172,7 @@ func plainLoop(ctx context.Context, b *testing.B, p *Platform, consumers *sync.W
 	if err != nil {
 		b.Fatal(err)
 	}
-	l := &benchLoop{acked: make(chan int, 1), send: func() error {
+	l := &benchLoop{acked: make(chan int, benchRound), send: func() error {
 		_, err := p.js.PublishMsg(ctx, &nats.Msg{Subject: "plain", Data: benchBody})
 		return err
 	}}
