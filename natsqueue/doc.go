@@ -14,22 +14,20 @@
 // Close, so a second Platform on it fails at Open; a store that cannot be
 // created or a server that cannot start fails Open with the reason.
 //
-// Durability, strong by default: a publish (a send, a copy, a count) is
-// answered only after an fsync, started after the server stored it, of
-// every file and directory of StoreDir written since the last sync (as
-// inotify reports them); one sync serves every publish waiting (group
-// commit). Creating or updating a stream or consumer waits for one too.
-// So a message answered for survives a power loss, but one that comes in
-// the middle of a stream update can lose the queue's SetLimits bound
-// (never its messages). Acks and claims are not synced: an ack lost to a
-// power cut is a redelivery, and the claims lost with it bring a message
-// back with the attempts it had before them. Options.SyncInterval > 0 uses the server's periodic
-// sync instead: faster, and a power loss can lose what was answered in
-// that window. A crash of the host process alone loses no answered
-// message under either policy. A cluster at URLs syncs as its servers are
-// configured; at R3 a message answered for is stored by two of the three
-// servers, so it survives the loss of any one, and with sync_interval:
-// always in every server's configuration, a power loss of all three.
+// Durability, strong by default: a publish (a send, a copy, a count), and
+// a stream's or consumer's creation or update, is answered only after an
+// fsync, started after the server stored it, of every file and directory
+// of StoreDir written since the last sync (inotify); one sync serves every
+// publish waiting. So a message answered for survives a power loss (one
+// in the middle of a stream update can lose the queue's SetLimits bound,
+// never its messages). Acks and claims are not synced: lost to a power
+// cut, they bring a message back with the attempts it had before them.
+// Options.SyncInterval > 0 uses the server's periodic sync instead: a
+// power loss can lose what was answered in that window. A crash of the
+// host process alone loses no answered message. A cluster at URLs syncs
+// as its servers are configured; at R3 a message answered for is on two
+// of the three servers, and with sync_interval: always in each, survives
+// a power loss of all three.
 //
 // With a credential in Options.NATS or a URL, the connection requires TLS
 // (nats.Secure): no credential travels in clear text.
@@ -107,10 +105,6 @@
 //   - Delays are rounded up to a whole second (schedules have seconds), so
 //     a delay never fires early and at most a second late; the server's
 //     clock decides.
-//   - A batch: Deliver takes what is ready (up to MaxBatchSize), else waits
-//     for a message and fills until MaxBatchTimeout after its oldest
-//     became ready, or the context ends. A batch being filled or handled
-//     keeps its lease with an in-progress notice every AckWait/3.
 //   - A retry is a stored copy with attempts + 1, due after its delay; the
 //     original is removed once the copy is stored and never reaches a
 //     handler again: a retry is never early, across restarts, crashes and
@@ -126,11 +120,9 @@
 //   - At least once: nothing accepted is lost. A batch whose host died
 //     comes back once its claims may be taken over (1.5 AckWait after the
 //     last renewal); an ack lost with a connection is a redelivery.
-//   - A copy whose publish the server does not answer is published again,
-//     250 ms apart, while its lease lasts; then the original is nak'd with
-//     the copy's delay (a dead letter's: 1 s) and whoever it comes back to
-//     finishes the copy, no sooner than the copy would have come. A
-//     removal not confirmed is tried again for the patience.
+//   - A copy not confirmed stored while its lease lasts leaves the
+//     original nak'd with the copy's delay, to be finished by whoever it
+//     comes back to; a removal not confirmed is tried again.
 //
 // A node fault makes sends fail for as long as the stream has no leader
 // (no answer within Options.Timeout, or "nats: no response from stream"),
@@ -140,27 +132,22 @@
 // # Counters and limits
 //
 // Stats gives MemoryPlatform's QueueStats: Pending is the queue stream's
-// size (read at most every 100 ms); Sent, Delivered, Acked, Retried,
-// DeadLettered and Dropped are counters on a counter stream
-// <Prefix>_STATS. A Platform reads them from the stream's leader when it
-// first uses a queue and adds its own counts; counts are stored within
-// 50 ms, kept until the server confirms them and sent again under the same
-// publish IDs, so with no host crash they are what happened, unless a
-// count stays unconfirmed past the server's 2 min duplicate window. Sent
-// counts the sends the server stored: a send goes out under a publish ID,
-// and one left without an answer is asked about under it (a question that
-// stores nothing), 250 ms apart, until the server tells; one it has not
-// told about within 1 min (half that window) is logged, not counted. An
-// outcome is counted, and the count stored, before it is committed, and
-// taken back if it is refused; one whose commit no server confirmed
-// either way within a minute stays counted (had it not committed, the
-// message is handled and counted again). A dead-letter copy is counted as
-// sent by the host that marks its original's claim copied. Delivered
-// counts the hand-outs a handler saw whose outcome holds (not a message
-// past MaxRetries+1 that skips the handler), Retried the retries a handler
-// asked for. A host crash loses at most its last 50 ms of Sent, the sends
-// it was asking about and the counts not yet confirmed, and counts a
-// message handled again twice. InFlight and Ready are 0.
+// size (read at most every 100 ms); the other counts are counters on a
+// stream <Prefix>_STATS, read from its leader when a Platform first uses
+// a queue. Counts are stored within 50 ms and sent again under the same
+// publish IDs until confirmed, so with no host crash they are what
+// happened (unless one stays unconfirmed past the server's 2 min
+// duplicate window). Sent counts the sends the server stored: a send
+// without an answer is asked about under its publish ID (a question that
+// stores nothing) until the server tells, for up to 1 min, else logged
+// and not counted. An outcome is counted, and stored, before it is
+// committed, and taken back if refused; one never confirmed either way
+// stays counted. A dead-letter copy is counted as sent by the host that
+// marks its original's claim copied. Delivered counts the hand-outs a
+// handler saw whose outcome holds. A host crash loses at most its last
+// 50 ms of Sent, the sends it was asking about and the counts not yet
+// confirmed, and counts a message handled again twice. InFlight and Ready
+// are 0.
 //
 // SetLimits bounds a queue's pending messages (a send past it fails with
 // ErrQueueFull, nothing sent; one Platform never takes a queue past it,
