@@ -491,21 +491,30 @@ const hdrScheduler = "Nats-Scheduler"
 // is false when no schedule fired m.
 func (p *Platform) firingSubject(q *queueState, m jetstream.Msg) (string, bool) {
 	tail, ok := strings.CutPrefix(m.Headers().Get(hdrScheduler), q.names.sched)
-	if !ok || tail == "" {
+	if !ok {
 		return "", false
 	}
 	return p.opts.Prefix + "-claims." + q.names.token + ".f." + tail, true
 }
 
-// firedFirst reports whether the message at seq is the first message its
+// firing is what a host found of a message a schedule fired.
+type firing int
+
+const (
+	firedFirst   firing = iota // the first message its schedule fired
+	firedAgain                 // another message was fired first
+	firedUnknown               // the server said neither within the patience
+)
+
+// firingOf says whether the message at seq is the first message its
 // schedule fired, the one whose firing is recorded at subj: a server
 // killed after it stored what a schedule fired, before it removed the
 // schedule, fires it again once back (nats-server 2.15.2, seen in
 // TestScheduleFiresTwiceUnderKill), so a second message with the same
 // ID, body and headers is stored. The first to be delivered records its
 // sequence (created, expecting none; kept settledTTL), and any other is
-// second. known is false when the server said neither within the patience.
-func (p *Platform) firedFirst(subj string, seq uint64) (first, known bool) {
+// fired again.
+func (p *Platform) firingOf(subj string, seq uint64) firing {
 	data := []byte(strconv.FormatUint(seq, 10))
 	deadline := time.Now().Add(p.patience)
 	for {
@@ -515,17 +524,21 @@ func (p *Platform) firedFirst(subj string, seq uint64) (first, known bool) {
 		cancel()
 		switch {
 		case err == nil:
-			return true, true
+			return firedFirst
 		case apiCode(err) == codeWrongLast:
-			if last, err := p.readClaim(subj, deadline); err == nil {
-				return string(last.Data) == string(data), true // its own write, or its answer lost
+			last, err := p.readClaim(subj, deadline)
+			if err == nil && string(last.Data) == string(data) { // its own write, its answer lost
+				return firedFirst
+			}
+			if err == nil {
+				return firedAgain
 			}
 		case errors.Is(err, nats.ErrConnectionClosed):
-			return false, false
+			return firedUnknown
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return false, false
+			return firedUnknown
 		}
 		time.Sleep(min(retryPause, left))
 	}

@@ -191,8 +191,8 @@ func TestRenewOwn(t *testing.T) {
 // schedule (TestScheduleFiresTwiceUnderKill; here the fired message is
 // stored again as it is). A delayed send, then its delayed retry copy,
 // each reach a handler once, with attempts 1 then 2; the second firings
-// are removed, counted nowhere, and the stream ends empty. Fails without
-// dropRefired (attempts [1 1 2 2 2]).
+// are removed, counted nowhere, and the stream ends empty. Without
+// dropRefired, here attempts [1 1 2 2 2].
 func TestScheduleFiredTwice(t *testing.T) {
 	t.Parallel() // waits on timers; see TestMain
 	p := openSingle(t)
@@ -243,4 +243,32 @@ func fireAgain(t *testing.T, p *Platform, q *queueState, filter string) {
 		return
 	}
 	t.Fatalf("no message fired onto %s", filter)
+}
+
+// TestFiringOf: the first message a schedule fired is recorded as such,
+// and found so again (a redelivery, or its record's answer lost); another
+// is fired again. A server that never answers (here for the 300 ms
+// patience), or a connection closed, says neither: the message is then
+// nak'd, never removed.
+func TestFiringOf(t *testing.T) {
+	p := openSingle(t)
+	p.patience = 300 * time.Millisecond
+	if err := p.ensureClaims(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	const subj = "HB-claims.q.f.r.1"
+	got := []firing{p.firingOf(subj, 5), p.firingOf(subj, 5), p.firingOf(subj, 6)}
+	if fmt.Sprint(got) != fmt.Sprint([]firing{firedFirst, firedFirst, firedAgain}) {
+		t.Errorf("firings of 5, 5 again, then 6: %v", got)
+	}
+	js := &unansweredClaims{JetStream: p.js}
+	js.stored.Store(true) // nothing stored, nothing answered
+	p.js = js
+	if f := p.firingOf("HB-claims.q.f.r.2", 7); f != firedUnknown {
+		t.Errorf("unanswered: %v, want firedUnknown", f)
+	}
+	p.nc.Close()
+	if f := p.firingOf("HB-claims.q.f.r.3", 8); f != firedUnknown {
+		t.Errorf("connection closed: %v, want firedUnknown", f)
+	}
 }

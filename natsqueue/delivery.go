@@ -250,26 +250,25 @@ func (p *Platform) newDelivery(q *queueState, s hostbridge.ConsumerSettings, msg
 }
 
 // dropRefired leaves out of msgs those a schedule fired a second time
-// (see firedFirst): each is removed, reaching no handler and counted
+// (see firingOf): each is removed, reaching no handler and counted
 // nowhere, its first firing being the message. One the server did not say
 // of is nak'd to come back within a second. It returns the rest of msgs.
 func (p *Platform) dropRefired(d *delivery, msgs []jetstream.Msg) []jetstream.Msg {
-	first, known := make([]bool, len(msgs)), make([]bool, len(msgs))
+	fired := make([]firing, len(msgs)) // firedFirst for a message no schedule fired
 	var wg sync.WaitGroup
 	for i, m := range msgs {
-		first[i], known[i] = true, true
 		md, err := m.Metadata()
 		if subj, ok := p.firingSubject(d.q, m); ok && err == nil {
-			wg.Go(func() { first[i], known[i] = p.firedFirst(subj, md.Sequence.Stream) })
+			wg.Go(func() { fired[i] = p.firingOf(subj, md.Sequence.Stream) })
 		}
 	}
 	wg.Wait()
 	out := msgs[:0:0]
 	for i, m := range msgs {
-		switch {
-		case !known[i]:
+		switch fired[i] {
+		case firedUnknown:
 			d.later = append(d.later, p.retry(m, 1))
-		case !first[i]:
+		case firedAgain:
 			p.log().Warn("natsqueue: a schedule fired twice (the second removed)", "queue", d.q.name, "id", m.Headers().Get(hdrID))
 			d.later = append(d.later, p.remove(m))
 		default:
