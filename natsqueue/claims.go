@@ -517,31 +517,22 @@ const (
 func (p *Platform) firingOf(subj string, seq uint64) firing {
 	data := []byte(strconv.FormatUint(seq, 10))
 	deadline := time.Now().Add(p.patience)
-	for {
-		ctx, cancel := p.tryCtx(deadline)
-		_, err := p.claimsJS().PublishMsg(ctx, &nats.Msg{Subject: subj, Data: data},
-			jetstream.WithExpectLastSequencePerSubject(0), jetstream.WithMsgTTL(p.settledTTL))
-		cancel()
-		switch {
-		case err == nil:
-			return firedFirst
-		case apiCode(err) == codeWrongLast:
-			last, err := p.readClaim(subj, deadline)
-			if err == nil && string(last.Data) == string(data) { // its own write, its answer lost
-				return firedFirst
-			}
-			if err == nil {
-				return firedAgain
-			}
-		case errors.Is(err, nats.ErrConnectionClosed):
-			return firedUnknown
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return firedUnknown
-		}
-		time.Sleep(min(retryPause, left))
+	r, err := p.publishConfirmed(p.claimsJS(), &nats.Msg{Subject: subj, Data: data},
+		[]jetstream.PublishOpt{jetstream.WithExpectLastSequencePerSubject(0), jetstream.WithMsgTTL(p.settledTTL)}, deadline)
+	switch {
+	case err != nil:
+		return firedUnknown
+	case r.ack != nil:
+		return firedFirst
 	}
+	last, err := p.readClaim(subj, deadline)
+	switch {
+	case err != nil:
+		return firedUnknown
+	case string(last.Data) == string(data): // its own write, its answer lost
+		return firedFirst
+	}
+	return firedAgain
 }
 
 // originalClaim is the subject of the claim on the original that m copies

@@ -232,17 +232,23 @@ func TestScheduleFiredTwice(t *testing.T) {
 // that fires it a second time does.
 func fireAgain(t *testing.T, p *Platform, q *queueState, filter string) {
 	t.Helper()
+	m := waitFired(t, q, filter)
+	if _, err := p.js.PublishMsg(context.Background(), &nats.Msg{Subject: m.Subject, Header: m.Header, Data: m.Data}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitFired waits for a message a schedule of q's fires onto a subject
+// that filter matches, and returns it.
+func waitFired(t *testing.T, q *queueState, filter string) *jetstream.RawStreamMsg {
+	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		m, err := q.stream.GetLastMsgForSubject(context.Background(), filter)
-		if err != nil || m.Header.Get(hdrScheduler) == "" {
-			continue
+		if m, err := q.stream.GetLastMsgForSubject(context.Background(), filter); err == nil && m.Header.Get(hdrScheduler) != "" {
+			return m
 		}
-		if _, err := p.js.PublishMsg(context.Background(), &nats.Msg{Subject: m.Subject, Header: m.Header, Data: m.Data}); err != nil {
-			t.Fatal(err)
-		}
-		return
 	}
 	t.Fatalf("no message fired onto %s", filter)
+	return nil
 }
 
 // TestFiringOf: the first message a schedule fired is recorded as such,
@@ -270,5 +276,41 @@ func TestFiringOf(t *testing.T) {
 	p.nc.Close()
 	if f := p.firingOf("HB-claims.q.f.r.3", 8); f != firedUnknown {
 		t.Errorf("connection closed: %v, want firedUnknown", f)
+	}
+}
+
+// TestFiringUnknownKept: a delayed send, fired, whose firing the server
+// does not say anything of (no claim write answered, for the 300 ms
+// patience) reaches no handler and stays on the stream, nak'd; once the
+// server answers, it is handled, once, with attempts 1.
+func TestFiringUnknownKept(t *testing.T) {
+	p := openSingle(t)
+	p.patience = 300 * time.Millisecond
+	setConsumer(t, p, "q", func(s *hostbridge.ConsumerSettings) { s.MaxBatchTimeout = 0 })
+	q, err := p.ensureQueue(context.Background(), "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	send(t, p, `1`, 1)
+	waitFired(t, q, q.names.ready)
+	js := &unansweredClaims{JetStream: p.js}
+	js.stored.Store(true) // nothing stored, nothing answered
+	p.js = js
+	deliverWithin(t, p, "q", 2*time.Second, func(ev hostbridge.Event) error {
+		t.Errorf("a handler got %v while the firing was unknown", bodies(ev))
+		return nil
+	})
+	js.off.Store(true)
+	var attempts []int
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline) && len(attempts) == 0; {
+		deliverWithin(t, p, "q", time.Until(deadline), func(ev hostbridge.Event) error {
+			for _, m := range ev.Batch().Messages() {
+				attempts = append(attempts, m.Attempts)
+			}
+			return nil
+		})
+	}
+	if fmt.Sprint(attempts) != "[1]" {
+		t.Errorf("once the server answers: attempts %v, want [1]", attempts)
 	}
 }

@@ -83,7 +83,7 @@ func (p *Platform) storeCopy(q *queueState, m jetstream.Msg, hm hostbridge.Messa
 		return p.deadLetter(q, c.DLQ, m, hm, deadline)
 	}
 	msg, opts := q.names.natsMsg(retryOf(m, hm, tries, c.Delay, p.retryUnit))
-	_, err := p.publishConfirmed(msg, opts, deadline)
+	_, err := p.publishConfirmed(p.js, msg, opts, deadline)
 	return err
 }
 
@@ -96,18 +96,19 @@ type published struct {
 	lost   bool
 }
 
-// publishConfirmed publishes msg, a copy that expects its subjects empty,
-// until the server confirms it: stored now, or refused because a copy is
+// publishConfirmed publishes msg with js, a message that expects its
+// subjects empty (a copy, a firing's record), until the server confirms
+// it: stored now, or refused because one is
 // stored (codeWrongLast, by number), or it refuses it otherwise (an API
 // error 4xx), or deadline has passed, or the connection is closed (the
 // host is done). A refusal because another
 // publish of it is in flight (codeWrongLastInFlight) is tried again. Since
 // the server stores at most one copy, publishing again never stores two.
-func (p *Platform) publishConfirmed(msg *nats.Msg, opts []jetstream.PublishOpt, deadline time.Time) (published, error) {
+func (p *Platform) publishConfirmed(js jetstream.JetStream, msg *nats.Msg, opts []jetstream.PublishOpt, deadline time.Time) (published, error) {
 	var r published
 	for {
 		ctx, cancel := p.tryCtx(deadline)
-		ack, err := p.js.PublishMsg(ctx, msg, opts...)
+		ack, err := js.PublishMsg(ctx, msg, opts...)
 		cancel()
 		var api *jetstream.APIError
 		switch {
@@ -237,6 +238,6 @@ func (p *Platform) deadLetter(src *queueState, dlq string, m jetstream.Msg, hm h
 	o.deadOf = md.Stream + ":" + strconv.FormatUint(md.Sequence.Stream, 10)
 	o.deadSubj = q.names.deadSubject(src.names.token, md.Sequence.Stream)
 	msg, opts := q.names.natsMsg(o)
-	_, err = p.publishConfirmed(msg, opts, deadline)
+	_, err = p.publishConfirmed(p.js, msg, opts, deadline)
 	return err
 }

@@ -352,13 +352,13 @@ func TestPublishConfirmed(t *testing.T) {
 	}
 	var api *jetstream.APIError
 	msg, opts := copyOf(1)
-	r, err := p.publishConfirmed(msg, append(opts, jetstream.WithExpectStream("NOT_Q")), time.Now().Add(p.patience))
+	r, err := p.publishConfirmed(p.js, msg, append(opts, jetstream.WithExpectStream("NOT_Q")), time.Now().Add(p.patience))
 	if !errors.As(err, &api) || api.Code != 400 || r.lost || r.before {
 		t.Errorf("refused: %+v, %v, want a 400 at once", r, err)
 	}
 	for i := range 2 {
 		msg, opts := copyOf(1)
-		if r, err := p.publishConfirmed(msg, opts, time.Now().Add(p.patience)); err != nil || r.before != (i == 1) || r.lost || (r.ack == nil) != (i == 1) {
+		if r, err := p.publishConfirmed(p.js, msg, opts, time.Now().Add(p.patience)); err != nil || r.before != (i == 1) || r.lost || (r.ack == nil) != (i == 1) {
 			t.Errorf("copy %d of sequence 1: %+v, %v", i+1, r, err)
 		}
 	}
@@ -368,7 +368,7 @@ func TestPublishConfirmed(t *testing.T) {
 	}
 	failSyncOnce(js.g)
 	msg, opts = copyOf(3)
-	if r, err = p.publishConfirmed(msg, opts, time.Now().Add(p.patience)); err != nil || !r.before || !r.lost {
+	if r, err = p.publishConfirmed(p.js, msg, opts, time.Now().Add(p.patience)); err != nil || !r.before || !r.lost {
 		t.Errorf("a copy whose first answer was lost: %+v, %v, want stored before, lost", r, err)
 	}
 }

@@ -144,8 +144,15 @@ func historyWriter(path string) (func(format string, args ...any), error) {
 // startHost starts runHost in a process of its own.
 func startHost(t *testing.T, dir string, send int) *exec.Cmd {
 	t.Helper()
+	return startProcess(t, "NATSQUEUE_HOST="+dir, "NATSQUEUE_HOST_SEND="+strconv.Itoa(send))
+}
+
+// startProcess starts the test binary as the host process env names (see
+// hosts).
+func startProcess(t *testing.T, env ...string) *exec.Cmd {
+	t.Helper()
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "NATSQUEUE_HOST="+dir, "NATSQUEUE_HOST_SEND="+strconv.Itoa(send))
+	cmd.Env = append(os.Environ(), env...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -542,13 +549,7 @@ func TestScheduleFiresTwiceUnderKill(t *testing.T) {
 // startFiring starts runFiring in a process of its own.
 func startFiring(t *testing.T, dir string, env ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(append(os.Environ(), "NATSQUEUE_FIRE="+dir), env...)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	return cmd
+	return startProcess(t, append(env, "NATSQUEUE_FIRE="+dir)...)
 }
 
 // waitDue waits for runFiring's dir/due and returns the time it holds.

@@ -78,7 +78,7 @@ var pkgs = map[string]pkg{
 			"sync_linux.go": {"^(TestStoreSyncer|TestSendWaitsForSync|TestSyncPolicy|TestPowerCut)$", ""},
 			"limits.go":     {"^(TestMaxPending.*|TestLimits.*|TestDroppedAfterReopen|TestStatsSurviveReopen|TestCountsStoredOnce)$", ""},
 			"copies.go":     {"^(TestRetry.*|TestOriginal.*|TestDeadLetter.*|TestPublishConfirmed|TestAlreadyGone|TestMaxRetriesDeadLetter|TestExhaustedSkipsHandler|TestHandlerErrorAndPanic|TestConsumerVectors|TestServerRestart|TestHosts.*|TestAttemptsAfterCrash|TestCopyHeldUntilStored|TestRemove.*|TestOlderStreamUpgraded)$", ""},
-			"claims.go":     {"^(TestClaim.*|TestRenewOwn|TestScheduleFiredTwice|TestFiringOf|TestHosts.*|TestCopyHeldUntilStored|TestAttemptsAfterCrash|TestExhaustedSkipsHandler|TestOriginal.*|TestRetry.*|TestDeadLetter.*|TestSentWhenAnswerLost)$", ""},
+			"claims.go":     {"^(TestClaim.*|TestRenewOwn|TestScheduleFiredTwice|TestFiring.*|TestHosts.*|TestCopyHeldUntilStored|TestAttemptsAfterCrash|TestExhaustedSkipsHandler|TestOriginal.*|TestRetry.*|TestDeadLetter.*|TestSentWhenAnswerLost)$", ""},
 		},
 	},
 }
